@@ -1,0 +1,47 @@
+# Top-level entry points. `make demo` and `make test` set up, build into ./build, and run.
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+GPURT      := ./$(BUILD)/gpurt
+
+.PHONY: all setup build demo test sanitize install-check fuzz clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+build: setup
+	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job on the bundled example.
+demo: build
+	$(GPURT) analyze smlp examples/smlp/cufft-rtx3060ti.json
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the whole suite (CPU code only).
+sanitize: setup
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPURT_SANITIZE=address,undefined \
+	      -DGPURT_CUDA=OFF -DGPURT_PERF=OFF $(CMAKE_ARGS)
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+# Installs into a scratch prefix and builds a program against it with CMake and pkg-config.
+install-check: build
+	scripts/install-check $(BUILD)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz
+
+# Coverage-guided fuzzing of the file readers (clang + libFuzzer); FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURT_FUZZ=ON \
+	      -DGPURT_CUDA=OFF -DGPURT_TESTS=OFF -DGPURT_PERF=OFF -DGPURT_SANITIZE=address,undefined,fuzzer-no-link
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp
+	mkdir -p build-fuzz/corpus-smlp && cp examples/smlp/*.json build-fuzz/corpus-smlp/
+	./build-fuzz/fuzz/fuzz_smlp build-fuzz/corpus-smlp -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1

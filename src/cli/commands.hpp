@@ -1,0 +1,21 @@
+// The `gpurt` command: one file per subcommand, each adding itself to the app.
+// Subcommand callbacks may throw gpurt::InputError (exit 2) or gpurt::Error (exit 1);
+// main() alone turns errors into messages and exit codes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gpurt::cli {
+
+/// Exit status a subcommand asks for (0 unless it set one, e.g. --check on an unschedulable system).
+inline int& exit_status() {
+  static int status = 0;
+  return status;
+}
+
+void add_platforms(CLI::App& app);
+void add_analyze(CLI::App& app);
+void add_device(CLI::App& app);
+void add_generate(CLI::App& app);
+
+}  // namespace gpurt::cli

@@ -1,0 +1,32 @@
+#include "gpurt/core/error.hpp"
+
+#include <utility>
+
+namespace gpurt {
+
+namespace {
+std::string compose(const std::string& file, const std::string& path, const std::string& value,
+                    const std::string& problem) {
+  std::string out = file.empty() ? std::string("<input>") : file;
+  out += ": ";
+  if (!path.empty()) {
+    out += path;
+    if (!value.empty()) out += " = " + value;
+    out += ": ";
+  }
+  out += problem;
+  return out;
+}
+}  // namespace
+
+InputError::InputError(std::string file, std::string path, std::string value, std::string problem)
+    : Error(compose(file, path, value, problem)),
+      _file(std::move(file)),
+      _path(std::move(path)),
+      _value(std::move(value)),
+      _problem(std::move(problem)) {}
+
+InputError::InputError(std::string file, std::string problem)
+    : Error(compose(file, "", "", problem)), _file(std::move(file)), _problem(std::move(problem)) {}
+
+}  // namespace gpurt

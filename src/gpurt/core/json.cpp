@@ -1,0 +1,272 @@
+#include "gpurt/core/json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+
+namespace gpurt {
+
+namespace {
+
+// Tracks where the parser is, so a duplicate key can be reported with its path.
+struct Frame {
+  bool array = false;
+  long index = -1;
+  std::string key;
+  std::set<std::string> keys;
+};
+
+std::string frames_path(const std::vector<Frame>& frames, std::size_t upto) {
+  std::string path;
+  for (std::size_t i = 0; i < upto; ++i) {
+    const Frame& f = frames[i];
+    if (f.array) {
+      path += fmt::format("[{}]", f.index);
+    } else {
+      if (!path.empty()) path += '.';
+      path += f.key;
+    }
+  }
+  return path;
+}
+
+std::string strip_nlohmann_prefix(std::string what) {
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "parse error at ..."
+  if (!what.empty() && what.front() == '[') {
+    const auto close = what.find("] ");
+    if (close != std::string::npos) what.erase(0, close + 2);
+  }
+  return what;
+}
+
+}  // namespace
+
+Json parse_json(std::string_view text, const std::string& file) {
+  std::vector<Frame> frames;
+  auto on_element = [&frames] {
+    if (!frames.empty() && frames.back().array) ++frames.back().index;
+  };
+  Json::parser_callback_t callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        on_element();
+        frames.push_back(Frame{});
+        break;
+      case Json::parse_event_t::array_start:
+        on_element();
+        frames.push_back(Frame{true, -1, {}, {}});
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!frames.empty()) frames.pop_back();
+        break;
+      case Json::parse_event_t::key: {
+        Frame& top = frames.back();
+        std::string key = parsed.get<std::string>();
+        if (!top.keys.insert(key).second) {
+          const std::string where = frames_path(frames, frames.size() - 1);
+          throw InputError(file, where.empty() ? std::string("(top level)") : where, "",
+                           fmt::format("duplicate key \"{}\"", key));
+        }
+        top.key = std::move(key);
+        break;
+      }
+      case Json::parse_event_t::value:
+        on_element();
+        break;
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/true,
+                       /*ignore_comments=*/false);
+  } catch (const Json::parse_error& e) {
+    throw InputError(file, "malformed JSON: " + strip_nlohmann_prefix(e.what()));
+  } catch (const Json::exception& e) {
+    throw InputError(file, "malformed JSON: " + strip_nlohmann_prefix(e.what()));
+  }
+}
+
+Json load_json_file(const std::string& path) { return parse_json(read_text_file(path), path); }
+
+JsonNode::JsonNode(const Json& value, std::string file, std::string path)
+    : _value(&value), _file(std::move(file)), _path(std::move(path)) {}
+
+JsonNode JsonNode::child(const Json& value, std::string path) const {
+  return JsonNode(value, _file, std::move(path));
+}
+
+std::string JsonNode::brief() const {
+  std::string text = _value->dump(-1, ' ', /*ensure_ascii=*/true, Json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+void JsonNode::fail(const std::string& problem) const {
+  const bool container = _value->is_object() || _value->is_array();
+  throw InputError(_file, _path.empty() ? std::string("(top level)") : _path,
+                   container && brief().size() > 40 ? std::string() : brief(), problem);
+}
+
+static const char* type_name(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
+  }
+}
+
+void JsonNode::expect_object(std::initializer_list<std::string_view> allowed) const {
+  if (!_value->is_object()) fail(fmt::format("must be an object, not {}", type_name(*_value)));
+  for (const auto& [key, value] : _value->items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string_view best;
+    std::size_t best_distance = 3;  // hint only for close names
+    for (std::string_view candidate : allowed) {
+      const std::size_t d = edit_distance(key, candidate);
+      if (d < best_distance) {
+        best_distance = d;
+        best = candidate;
+      }
+    }
+    std::string hint;
+    if (!best.empty()) {
+      hint = fmt::format(" (did you mean \"{}\"?)", best);
+    } else {
+      hint = " (allowed keys:";
+      for (std::string_view candidate : allowed) hint += fmt::format(" \"{}\"", candidate);
+      hint += ")";
+    }
+    const std::string path = _path.empty() ? key : _path + "." + key;
+    throw InputError(_file, path, "", "unknown key" + hint);
+  }
+}
+
+std::optional<JsonNode> JsonNode::find(std::string_view key) const {
+  if (!_value->is_object()) fail(fmt::format("must be an object, not {}", type_name(*_value)));
+  const auto it = _value->find(key);
+  if (it == _value->end() || it->is_null()) return std::nullopt;
+  return child(*it, _path.empty() ? std::string(key) : _path + "." + std::string(key));
+}
+
+JsonNode JsonNode::at(std::string_view key) const {
+  auto found = find(key);
+  if (!found) {
+    throw InputError(_file, _path.empty() ? std::string("(top level)") : _path, "",
+                     fmt::format("missing required key \"{}\"", key));
+  }
+  return *found;
+}
+
+std::vector<JsonNode> JsonNode::items() const {
+  if (!_value->is_array()) fail(fmt::format("must be an array, not {}", type_name(*_value)));
+  std::vector<JsonNode> out;
+  out.reserve(_value->size());
+  for (std::size_t i = 0; i < _value->size(); ++i) {
+    out.push_back(child((*_value)[i], fmt::format("{}[{}]", _path, i)));
+  }
+  return out;
+}
+
+std::string JsonNode::as_string() const {
+  if (!_value->is_string()) fail(fmt::format("must be a string, not {}", type_name(*_value)));
+  return _value->get<std::string>();
+}
+
+bool JsonNode::as_bool() const {
+  if (!_value->is_boolean()) fail(fmt::format("must be true or false, not {}", type_name(*_value)));
+  return _value->get<bool>();
+}
+
+double JsonNode::as_number() const {
+  if (!_value->is_number()) fail(fmt::format("must be a number, not {}", type_name(*_value)));
+  const double v = _value->get<double>();
+  if (!std::isfinite(v)) fail("must be a finite number");
+  return v;
+}
+
+std::int64_t JsonNode::as_int() const {
+  if (_value->is_number_unsigned()) {
+    const auto u = _value->get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(INT64_MAX)) fail("is too large");
+    return static_cast<std::int64_t>(u);
+  }
+  if (_value->is_number_integer()) return _value->get<std::int64_t>();
+  const double v = as_number();
+  if (std::trunc(v) != v) fail("must be a whole number");
+  if (std::fabs(v) > 9.2e18) fail("is too large");
+  return static_cast<std::int64_t>(v);
+}
+
+std::int64_t JsonNode::as_int_in(std::int64_t lo, std::int64_t hi) const {
+  const std::int64_t v = as_int();
+  if (v < lo || v > hi) fail(fmt::format("must be in {}..{}", lo, hi));
+  return v;
+}
+
+Nanos JsonNode::as_positive_time(TimeUnit unit, Rounding rounding) const {
+  const double v = as_number();
+  if (!(v > 0)) fail("must be > 0");
+  const auto t = to_nanos(v, unit, rounding);
+  if (!t) fail("is too large");
+  if (t->count() <= 0) fail(fmt::format("must be at least 1 ns (time_unit is {})", to_string(unit)));
+  return *t;
+}
+
+Nanos JsonNode::as_nonnegative_time(TimeUnit unit, Rounding rounding) const {
+  const double v = as_number();
+  if (v < 0) fail("must be >= 0");
+  const auto t = to_nanos(v, unit, rounding);
+  if (!t) fail("is too large");
+  return *t;
+}
+
+TimeUnit read_time_unit(const JsonNode& root, TimeUnit fallback) {
+  const auto node = root.find("time_unit");
+  if (!node) return fallback;
+  const auto unit = parse_time_unit(node->as_string());
+  if (!unit) node->fail("must be one of \"ns\", \"us\", \"ms\", \"s\"");
+  return *unit;
+}
+
+void expect_format(const JsonNode& root, std::string_view expected) {
+  if (!root.is_object()) root.fail("must be a JSON object");
+  const JsonNode format = root.at("format");
+  if (format.as_string() != expected) format.fail(fmt::format("must be \"{}\"", expected));
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + cost});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace gpurt

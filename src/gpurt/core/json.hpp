@@ -1,0 +1,94 @@
+// Strict JSON reading: every value knows its file and path, so every error can name both
+// (DESIGN.md "Bad input gets a clear error"). Duplicate keys and unknown keys are errors.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpurt/core/time.hpp"
+
+namespace gpurt {
+
+// Insertion-ordered, so output keys come in the order the formats document.
+using Json = nlohmann::ordered_json;
+
+/// Parses `text` as JSON; `file` names it in errors. Throws InputError (with line and column)
+/// on malformed JSON and on a key that appears twice in one object.
+Json parse_json(std::string_view text, const std::string& file);
+
+/// Reads and parses a file. Throws InputError when it cannot be read or parsed.
+Json load_json_file(const std::string& path);
+
+/// A read-only view of one value in a parsed document, with its file name and JSON path
+/// (e.g. `tasks[2].wcet_by_units[3]`). Accessors throw InputError naming both.
+/// The viewed document must outlive the node.
+class JsonNode {
+ public:
+  JsonNode(const Json& value, std::string file, std::string path = {});
+
+  const Json& json() const noexcept { return *_value; }
+  const std::string& file() const noexcept { return _file; }
+  /// The JSON path; "" for the top level.
+  const std::string& path() const noexcept { return _path; }
+
+  /// Throws InputError "FILE: PATH = VALUE: PROBLEM" about this value.
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  bool is_object() const noexcept { return _value->is_object(); }
+  bool is_array() const noexcept { return _value->is_array(); }
+  bool is_string() const noexcept { return _value->is_string(); }
+  bool is_number() const noexcept { return _value->is_number(); }
+
+  /// Requires an object whose keys are all in `allowed`; an unknown key is an error with a
+  /// "did you mean" hint.
+  void expect_object(std::initializer_list<std::string_view> allowed) const;
+  /// The value under `key`; an error if missing.
+  JsonNode at(std::string_view key) const;
+  /// The value under `key`, or nullopt if absent (an explicit null counts as absent).
+  std::optional<JsonNode> find(std::string_view key) const;
+  bool has(std::string_view key) const { return find(key).has_value(); }
+
+  /// The elements of an array (an error if not an array).
+  std::vector<JsonNode> items() const;
+
+  std::string as_string() const;
+  bool as_bool() const;
+  /// Any finite JSON number.
+  double as_number() const;
+  /// A JSON number with an integral value that fits in 64 bits.
+  std::int64_t as_int() const;
+  /// An integer within [lo, hi].
+  std::int64_t as_int_in(std::int64_t lo, std::int64_t hi) const;
+  /// A number > 0 in `unit`, converted to nanoseconds with `rounding`; the result is > 0.
+  Nanos as_positive_time(TimeUnit unit, Rounding rounding) const;
+  /// A number >= 0 in `unit`, converted to nanoseconds with `rounding`.
+  Nanos as_nonnegative_time(TimeUnit unit, Rounding rounding) const;
+
+  /// A short rendering of the value for messages (at most ~60 characters).
+  std::string brief() const;
+
+ private:
+  JsonNode child(const Json& value, std::string path) const;
+
+  const Json* _value;
+  std::string _file;
+  std::string _path;
+};
+
+/// Reads the optional top-level "time_unit" of a document (default `fallback`).
+TimeUnit read_time_unit(const JsonNode& root, TimeUnit fallback = TimeUnit::us);
+
+/// Requires the top-level "format" to equal `expected` (e.g. "gpurt/smlp@1").
+void expect_format(const JsonNode& root, std::string_view expected);
+
+/// Edit distance, for "did you mean" hints.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace gpurt

@@ -1,0 +1,41 @@
+// Time in gpurt: signed 64-bit nanoseconds everywhere inside (DESIGN.md "Time").
+// Files carry a "time_unit" and may hold fractional values; they are converted once, at load,
+// with the rounding direction the caller states (WCETs round up, deadlines round down).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gpurt {
+
+/// Nanoseconds, signed 64-bit. The one time type of the library.
+using Nanos = std::chrono::duration<std::int64_t, std::nano>;
+
+/// A unit a file may state its times in.
+enum class TimeUnit { ns, us, ms, s };
+
+/// Parses "ns", "us", "ms" or "s"; std::nullopt for anything else.
+std::optional<TimeUnit> parse_time_unit(std::string_view text);
+std::string_view to_string(TimeUnit unit);
+/// Nanoseconds in one `unit` (1, 1e3, 1e6, 1e9).
+std::int64_t nanos_per(TimeUnit unit);
+
+/// Which way a value that is not a whole number of nanoseconds is rounded.
+/// Values within 1e-6 ns of a whole number are taken as that number either way, so that
+/// 0.1 us is 100 ns rather than 101 ns after binary floating point.
+enum class Rounding { up, down, nearest };
+
+/// Converts `value` (in `unit`) to nanoseconds. Returns std::nullopt when the value is not
+/// finite or does not fit in 64 bits.
+std::optional<Nanos> to_nanos(double value, TimeUnit unit, Rounding rounding);
+
+/// Converts nanoseconds to a value in `unit` for output (exact when the unit divides it).
+double from_nanos(Nanos t, TimeUnit unit);
+
+/// ceil(a / b) for a >= 0, b > 0.
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace gpurt

@@ -1,0 +1,55 @@
+// Platform presets. SM counts and per-SM limits come from the CUDA C++ Programming Guide's
+// "Technical Specifications per Compute Capability" table and the vendors' product pages; the
+// partition units follow the FFT/SMLP seed (§IV-A: 15, 34 and 19 allocatable units on the
+// GTX 1070, RTX 2080 Ti and RTX 3060 Ti, i.e. TPCs of 1, 2 and 2 SMs).
+#include <array>
+
+#include "gpurt/model/platform.hpp"
+
+namespace gpurt {
+
+namespace {
+
+constexpr std::int64_t KiB = 1024;
+
+const std::array<Platform, 9>& presets() {
+  static const std::array<Platform, 9> table = {{
+      // Pascal GP104, compute capability 6.1: one SM per TPC.
+      {"gtx1070", "NVIDIA GeForce GTX 1070", Vendor::nvidia, 15, 2048, 32, 65536, 96 * KiB, 1024, 1, 2, 0},
+      // Turing TU102, compute capability 7.5: two SMs per TPC; 68 SMs = 34 TPCs.
+      {"rtx2080ti", "NVIDIA GeForce RTX 2080 Ti", Vendor::nvidia, 68, 1024, 16, 65536, 64 * KiB, 1024, 2, 3,
+       0},
+      // Ampere GA104, compute capability 8.6: two SMs per TPC; 38 SMs = 19 TPCs.
+      {"rtx3060ti", "NVIDIA GeForce RTX 3060 Ti", Vendor::nvidia, 38, 1536, 16, 65536, 100 * KiB, 1024, 2, 2,
+       0},
+      // Pascal GP102, compute capability 6.1.
+      {"gtx1080ti", "NVIDIA GeForce GTX 1080 Ti", Vendor::nvidia, 28, 2048, 32, 65536, 96 * KiB, 1024, 1, 2,
+       0},
+      // Tegra X1 (Maxwell GM20B), compute capability 5.3.
+      {"jetson-tx1", "NVIDIA Jetson TX1", Vendor::nvidia, 2, 2048, 32, 65536, 64 * KiB, 1024, 1, 1, 0},
+      // Tegra X2 (Pascal GP10B), compute capability 6.2.
+      {"jetson-tx2", "NVIDIA Jetson TX2", Vendor::nvidia, 2, 2048, 32, 65536, 64 * KiB, 1024, 1, 1, 0},
+      // GCN 5 (Vega 20, gfx906): 60 CUs in 4 shader engines (Dissertation §2.3, §4.2); 40 wavefronts
+      // of 64 threads per CU; 4 SIMDs x 64 KiB of vector registers; 64 KiB LDS; CU masks per CU.
+      {"radeon-vii", "AMD Radeon VII", Vendor::amd, 60, 2560, 40, 65536, 64 * KiB, 1024, 1, 2, 4},
+      // Hopper GH100 SXM5, compute capability 9.0: 132 SMs in 66 TPCs. partition_unit 2 is the
+      // TPC mask granularity; green contexts on Hopper need 8-SM groups (override with "preset").
+      {"h100", "NVIDIA H100 SXM", Vendor::nvidia, 132, 2048, 32, 65536, 228 * KiB, 1024, 2, 3, 0},
+      // H200: the same GH100 SM configuration as H100 SXM with more HBM3e.
+      {"h200", "NVIDIA H200", Vendor::nvidia, 132, 2048, 32, 65536, 228 * KiB, 1024, 2, 3, 0},
+  }};
+  return table;
+}
+
+}  // namespace
+
+std::span<const Platform> platform_presets() { return presets(); }
+
+const Platform* find_platform_preset(std::string_view id) {
+  for (const Platform& p : presets()) {
+    if (p.id == id) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace gpurt

@@ -1,0 +1,45 @@
+// SMLP kernel tasks (FFT/SMLP seed §II-C): a GPU kernel whose jobs each request a set of
+// allocation units through the SM locking protocol, with its WCET measured per allocation size.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpurt/core/json.hpp"
+#include "gpurt/core/time.hpp"
+#include "gpurt/model/platform.hpp"
+
+namespace gpurt {
+
+/// One kernel τ_i.
+struct SmlpTask {
+  std::string name;
+  /// wcet_by_units[k-1] = L(i,k), the WCET with exactly k units; may be shorter than H, in
+  /// which case sizes past its end are not permitted.
+  std::vector<Nanos> wcet_by_units;
+  /// ρ_i of eq. (4); when absent the system's rho applies.
+  std::optional<double> rho;
+  /// Explicit S_i (ascending, contains 1); overrides ρ.
+  std::optional<std::vector<int>> allowed_units;
+  /// Relative deadline; a task without one does not count for schedulability.
+  std::optional<Nanos> deadline;
+};
+
+/// A file of kind "gpurt/smlp@1".
+struct SmlpSystem {
+  Platform platform;
+  TimeUnit time_unit = TimeUnit::us;  ///< the unit the file used; results are printed in it
+  double rho = 1.1;                   ///< default ρ for tasks without their own
+  std::vector<SmlpTask> tasks;
+};
+
+/// Parses and validates a "gpurt/smlp@1" document; `file` names it in errors.
+/// Throws InputError naming file, JSON path and value.
+SmlpSystem parse_smlp_system(const Json& document, const std::string& file);
+/// Loads and validates a "gpurt/smlp@1" file.
+SmlpSystem load_smlp_system(const std::string& path);
+/// The file form of a system, times in its time_unit; parse_smlp_system reads it back.
+Json to_json(const SmlpSystem& system);
+
+}  // namespace gpurt

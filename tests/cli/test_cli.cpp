@@ -1,0 +1,177 @@
+// The `gpurt` command as a user runs it: output, exit codes, and silence on stdout for bad input.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    _dir = fs::temp_directory_path() / ("gpurt-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(_dir);
+  }
+  void TearDown() override { fs::remove_all(_dir); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path p = _dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  Outcome cli(const std::string& args) {
+    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
+    const std::string cmd = std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = gpurt::read_text_file(out);
+    r.err = gpurt::read_text_file(err);
+    return r;
+  }
+
+  fs::path _dir;
+};
+
+const std::string kExample = GPURT_SOURCE_DIR "/examples/smlp/cufft-rtx3060ti.json";
+
+}  // namespace
+
+TEST_F(Cli, AnalyzeSmlpTable) {
+  const Outcome r = cli("analyze smlp " + kExample);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("H = 19 units"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fft-2^24  {1..4}   9101  10004   170.843  9271.843     10000  yes"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("schedulable: NO (4 of 5 tasks with a deadline meet it)"), std::string::npos);
+}
+
+TEST_F(Cli, AnalyzeSmlpJsonHasExactlyTheDocumentedFields) {
+  const Outcome r = cli("analyze smlp " + kExample + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"units", "schedulable", "tasks"}));
+  EXPECT_EQ(j["units"], 19);
+  EXPECT_EQ(j["schedulable"], false);
+  const auto& t0 = j["tasks"][0];
+  keys.clear();
+  for (const auto& [k, v] : t0.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"name", "allowed_units", "l_max", "a_max", "blocking_bound",
+                                            "response_bound", "deadline", "schedulable"}));
+  EXPECT_EQ(t0["allowed_units"], gpurt::Json({1, 2, 3, 4}));
+  EXPECT_DOUBLE_EQ(t0["response_bound"].get<double>(), 9271.843);
+  EXPECT_DOUBLE_EQ(t0["a_max"].get<double>(), 10004.0);
+  EXPECT_DOUBLE_EQ(t0["deadline"].get<double>(), 10000.0);
+}
+
+TEST_F(Cli, CheckExitsOneWhenUnschedulableAndZeroWhenSchedulable) {
+  EXPECT_EQ(cli("analyze smlp " + kExample + " --check").code, 1);
+  // With ρ = 1 every task keeps only one unit: ΣA = 9101+2270+560+140+12 = 12083; the 2^14
+  // kernel's bound is 12 + 12071/19 = 647.3 us, still > 500.
+  EXPECT_EQ(cli("analyze smlp " + kExample + " --check --rho 1").code, 1);
+  const std::string ok = write("ok.json", R"({"format": "gpurt/smlp@1", "platform": "jetson-tx2",
+      "tasks": [{"name": "a", "wcet_by_units": [10, 6], "deadline": 20},
+                {"name": "b", "wcet_by_units": [4], "deadline": 11}]})");
+  // a: S={1} (12 > 11), A_max 10; b: A_max 4. R_a = 10 + 4/2 = 12; R_b = 4 + 10/2 = 9.
+  const Outcome r = cli("analyze smlp " + ok + " --check --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  EXPECT_DOUBLE_EQ(j["tasks"][0]["response_bound"].get<double>(), 12.0);
+  EXPECT_DOUBLE_EQ(j["tasks"][1]["response_bound"].get<double>(), 9.0);
+}
+
+TEST_F(Cli, BadInputExitsTwoNamesFilePathValueAndPrintsNothingOnStdout) {
+  const std::string bad = write("bad.json", R"({"format": "gpurt/smlp@1", "platform": "rtx3060ti",
+      "tasks": [{"name": "a", "wcet_by_units": [9101, -5]}]})");
+  Outcome r = cli("analyze smlp " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "gpurt: error: " + bad + ": tasks[0].wcet_by_units[1] = -5: must be > 0\n");
+
+  r = cli("analyze smlp " + write("broken.json", "{\"format\": "));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("malformed JSON"), std::string::npos);
+
+  r = cli("analyze smlp " + (_dir / "missing.json").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("missing.json: cannot open"), std::string::npos) << r.err;
+
+  r = cli("analyze smlp " + kExample + " --rho 0.5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+
+  EXPECT_EQ(cli("analyze smlp").code, 2);            // missing FILE
+  EXPECT_EQ(cli("analyze smlp x --bogus").code, 2);  // unknown option
+  EXPECT_EQ(cli("frobnicate").code, 2);              // unknown command
+  EXPECT_EQ(cli("").code, 2);                        // no command
+}
+
+TEST_F(Cli, HelpAndVersionExitZero) {
+  Outcome r = cli("analyze smlp --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("Example"), std::string::npos);
+  EXPECT_EQ(cli("--version").code, 0);
+}
+
+TEST_F(Cli, Platforms) {
+  Outcome r = cli("platforms");
+  EXPECT_EQ(r.code, 0);
+  for (const char* id : {"gtx1070", "rtx2080ti", "rtx3060ti", "gtx1080ti", "jetson-tx1", "jetson-tx2",
+                         "radeon-vii", "h100", "h200"}) {
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  }
+  r = cli("platforms rtx2080ti --json");
+  ASSERT_EQ(r.code, 0);
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  EXPECT_EQ(j["sms"], 68);
+  EXPECT_EQ(j["partition_unit"], 2);
+  r = cli("platforms rtx9999");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, GenerateUUniFastIsSeededAndChecksArguments) {
+  const Outcome a = cli("generate uunifast --n 5 --total 2.5 --max-each 1 --seed 4 --count 3 --json");
+  const Outcome b = cli("generate uunifast --n 5 --total 2.5 --max-each 1 --seed 4 --count 3 --json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const gpurt::Json j = gpurt::parse_json(a.out, "stdout");
+  ASSERT_EQ(j.size(), 3u);
+  for (const auto& set : j) {
+    double sum = 0;
+    for (const auto& x : set) sum += x.get<double>();
+    EXPECT_NEAR(sum, 2.5, 1e-9);
+  }
+  EXPECT_EQ(cli("generate uunifast --n 2 --total 3 --max-each 1").code, 2);
+  EXPECT_EQ(cli("generate uunifast --n 0 --total 1").code, 2);
+}
+
+TEST_F(Cli, DeviceReportsAGpuOrWhyNot) {
+  const Outcome r = cli("device --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  if (j["devices"].empty()) {
+    EXPECT_FALSE(j["reason"].get<std::string>().empty());
+    GTEST_SKIP() << "no GPU: " << j["reason"].get<std::string>();
+  }
+  EXPECT_GT(j["devices"][0]["sms"].get<int>(), 0);
+}

@@ -1,0 +1,45 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "gpurt/core/time.hpp"
+
+using namespace gpurt;
+
+TEST(Time, ParsesTheFourUnits) {
+  EXPECT_EQ(parse_time_unit("ns"), TimeUnit::ns);
+  EXPECT_EQ(parse_time_unit("us"), TimeUnit::us);
+  EXPECT_EQ(parse_time_unit("ms"), TimeUnit::ms);
+  EXPECT_EQ(parse_time_unit("s"), TimeUnit::s);
+  EXPECT_FALSE(parse_time_unit("µs"));
+  EXPECT_FALSE(parse_time_unit("sec"));
+  EXPECT_EQ(nanos_per(TimeUnit::ms), 1'000'000);
+}
+
+TEST(Time, DecimalFractionsThatBinaryCannotHoldAreNotBumped) {
+  // 0.1 us is 100.00000000000001 ns in double arithmetic; it must stay 100 ns even rounding up.
+  EXPECT_EQ(to_nanos(0.1, TimeUnit::us, Rounding::up)->count(), 100);
+  EXPECT_EQ(to_nanos(0.3, TimeUnit::ms, Rounding::down)->count(), 300'000);
+  EXPECT_EQ(to_nanos(11.5, TimeUnit::us, Rounding::up)->count(), 11'500);
+  EXPECT_EQ(to_nanos(2.5, TimeUnit::s, Rounding::nearest)->count(), 2'500'000'000);
+}
+
+TEST(Time, RealSubNanosecondFractionsRoundInTheRequestedDirection) {
+  EXPECT_EQ(to_nanos(1.0005, TimeUnit::us, Rounding::up)->count(), 1001);
+  EXPECT_EQ(to_nanos(1.0005, TimeUnit::us, Rounding::down)->count(), 1000);
+  EXPECT_EQ(to_nanos(1.4, TimeUnit::ns, Rounding::nearest)->count(), 1);
+}
+
+TEST(Time, RejectsValuesThatDoNotFit) {
+  EXPECT_FALSE(to_nanos(1e12, TimeUnit::s, Rounding::up));
+  EXPECT_FALSE(to_nanos(std::numeric_limits<double>::infinity(), TimeUnit::ns, Rounding::up));
+  EXPECT_FALSE(to_nanos(std::nan(""), TimeUnit::ns, Rounding::up));
+}
+
+TEST(Time, ConvertsBackForOutput) {
+  EXPECT_DOUBLE_EQ(from_nanos(Nanos{9'271'843}, TimeUnit::us), 9271.843);
+  EXPECT_DOUBLE_EQ(from_nanos(Nanos{1'500'000}, TimeUnit::ms), 1.5);
+  EXPECT_EQ(ceil_div(13250, 19), 698);
+  EXPECT_EQ(ceil_div(38, 19), 2);
+}
