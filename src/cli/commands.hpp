@@ -17,5 +17,6 @@ void add_platforms(CLI::App& app);
 void add_analyze(CLI::App& app);
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
+void add_simulate(CLI::App& app);
 
 }  // namespace gpurt::cli

@@ -1,0 +1,337 @@
+#include "gpurt/model/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
+
+namespace gpurt {
+
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;
+
+const std::vector<std::string>& plugin_list() {
+  static const std::vector<std::string> names = {"timer_spin", "timer_spin_default_stream", "counter_spin",
+                                                 "multikernel", "stream_action"};
+  return names;
+}
+
+// "./bin/timer_spin.so" -> "timer_spin".
+std::string plugin_name(const std::string& filename) {
+  std::string base = filename.substr(filename.find_last_of('/') + 1);
+  if (base.size() > 3 && base.compare(base.size() - 3, 3, ".so") == 0) base.resize(base.size() - 3);
+  return base;
+}
+
+// A number of blocks or threads: a positive integer or an array of up to three (dimensions).
+int read_dims(const JsonNode& node, bool allow_zero) {
+  std::int64_t product = 1;
+  if (node.is_array()) {
+    const auto dims = node.items();
+    if (dims.empty() || dims.size() > 3) node.fail("must be a number or an array of 1 to 3 numbers");
+    for (const JsonNode& d : dims) product *= d.as_int_in(allow_zero ? 0 : 1, 1 << 20);
+  } else {
+    product = node.as_int_in(allow_zero ? 0 : 1, kMaxCount);
+  }
+  if (product > kMaxCount) node.fail("is too large");
+  return static_cast<int>(product);
+}
+
+Nanos seconds(const JsonNode& node) { return node.as_nonnegative_time(TimeUnit::s, Rounding::nearest); }
+
+// Checks that one block of `k` fits an SM of the platform (Rule B2 could never hold otherwise).
+void check_fits(const KernelSpec& k, const Platform& p, const JsonNode& where) {
+  if (k.shape.threads > p.max_threads_per_block || k.shape.threads > p.max_threads) {
+    where.fail(fmt::format("a block of {} threads does not fit {} (at most {} threads per block, {} per SM)",
+                           k.shape.threads, p.id, p.max_threads_per_block, p.max_threads));
+  }
+  if (k.shape.shared_memory > p.shared_memory) {
+    where.fail(fmt::format("a block with {} bytes of shared memory does not fit {} ({} per SM)",
+                           k.shape.shared_memory, p.id, p.shared_memory));
+  }
+  if (k.shape.registers > p.registers) {
+    where.fail(fmt::format("a block with {} registers does not fit {} ({} per SM)", k.shape.registers, p.id,
+                           p.registers));
+  }
+}
+
+std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
+  std::string text = node.as_string();
+  bool enabled_bits = false;  // libsmctrl convention: a set bit DISABLES a TPC, "~" inverts
+  if (!text.empty() && text[0] == '~') {
+    enabled_bits = true;
+    text.erase(0, 1);
+  }
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.erase(0, 2);
+  if (text.empty()) node.fail("must be a hexadecimal mask such as \"0xff00\" or \"~0x3\"");
+  const int units = p.units();
+  std::vector<bool> bit(static_cast<std::size_t>(text.size()) * 4, false);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[text.size() - 1 - i];
+    int v = 0;
+    if (c >= '0' && c <= '9') v = c - '0';
+    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    else node.fail(fmt::format("'{}' is not a hexadecimal digit", c));
+    for (int b = 0; b < 4; ++b) bit[i * 4 + static_cast<std::size_t>(b)] = ((v >> b) & 1) != 0;
+  }
+  for (std::size_t u = static_cast<std::size_t>(units); u < bit.size(); ++u) {
+    if (bit[u]) {
+      node.fail(fmt::format("names unit {} but {} has {} units of {} SM(s) (bits 0..{})", u, p.id, units,
+                            p.partition_unit, units - 1));
+    }
+  }
+  std::vector<bool> sms(static_cast<std::size_t>(p.sms), false);
+  int enabled = 0;
+  for (int u = 0; u < units; ++u) {
+    const bool set = static_cast<std::size_t>(u) < bit.size() && bit[static_cast<std::size_t>(u)];
+    if (set != enabled_bits) continue;  // disabled
+    for (int s = u * p.partition_unit; s < (u + 1) * p.partition_unit; ++s) {
+      sms[static_cast<std::size_t>(s)] = true;
+      ++enabled;
+    }
+  }
+  if (enabled == 0) node.fail("disables every SM: no block could ever run");
+  return sms;
+}
+
+KernelSpec spin_kernel(const std::string& name, int blocks, int threads, const JsonNode& duration, bool counter,
+                       const SimOptions& sim) {
+  KernelSpec k;
+  k.name = name;
+  k.blocks = blocks;
+  k.shape.threads = threads;
+  k.counter_spin = counter;
+  if (counter) {
+    k.counter_iterations = duration.as_int_in(1, std::int64_t{1} << 50);
+    k.block_time = Nanos{static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(k.counter_iterations) * sim.counter_spin_ns_per_iteration))};
+  } else {
+    k.block_time = duration.as_positive_time(TimeUnit::ns, Rounding::up);
+  }
+  return k;
+}
+
+void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platform& p, const SimOptions& sim) {
+  const auto kernels = info.items();
+  if (kernels.empty()) info.fail("must list at least one kernel");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const JsonNode& k = kernels[i];
+    k.expect_object({"kernel_label", "duration", "block_count", "thread_count", "delay", "comment"});
+    HostAction a;
+    a.kind = HostAction::Kind::kernel;
+    a.label = k.has("kernel_label") ? k.at("kernel_label").as_string() : fmt::format("K{}", i + 1);
+    if (auto d = k.find("delay")) a.delay = seconds(*d);
+    a.kernel = spin_kernel(a.label, read_dims(k.at("block_count"), false), read_dims(k.at("thread_count"), false),
+                           k.at("duration"), false, sim);
+    check_fits(a.kernel, p, k.at("thread_count"));
+    inst.actions.push_back(std::move(a));
+  }
+}
+
+HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst, const Platform& p,
+                              const SimOptions& sim) {
+  node.expect_object({"delay", "type", "label", "parameters", "comment"});
+  HostAction a;
+  if (auto d = node.find("delay")) a.delay = seconds(*d);
+  const JsonNode type = node.at("type");
+  const std::string t = type.as_string();
+  a.label = node.has("label") ? node.at("label").as_string() : t;
+  const auto params = node.find("parameters");
+  auto param = [&](std::string_view key) { return params ? params->find(key) : std::nullopt; };
+  if (t == "kernel") {
+    if (!params) node.fail("a kernel action needs \"parameters\" with a \"duration\"");
+    params->expect_object({"type", "duration", "shared_memory_size", "block_count", "thread_count", "comment"});
+    bool counter = false;
+    if (auto kt = param("type")) {
+      const std::string s = kt->as_string();
+      if (s == "counter_spin") counter = true;
+      else if (s != "timer_spin") kt->fail("must be \"timer_spin\" or \"counter_spin\"");
+    }
+    const int blocks = param("block_count") ? read_dims(*param("block_count"), false) : inst.block_count;
+    const int threads = param("thread_count") ? read_dims(*param("thread_count"), false) : inst.thread_count;
+    if (blocks < 1) node.fail("kernel has zero blocks (set parameters.block_count or the benchmark's block_count)");
+    if (threads < 1) node.fail("kernel has zero threads per block");
+    a.kind = HostAction::Kind::kernel;
+    a.kernel = spin_kernel(a.label, blocks, threads, params->at("duration"), counter, sim);
+    if (auto sm = param("shared_memory_size")) {
+      const std::int64_t ints = sm->as_int();
+      if (ints != 0 && ints != 4096 && ints != 8192 && ints != 10240) sm->fail("must be 0, 4096, 8192 or 10240");
+      a.kernel.shape.shared_memory = ints * 4;
+    }
+    check_fits(a.kernel, p, node);
+  } else if (t == "malloc" || t == "free") {
+    a.kind = t == "malloc" ? HostAction::Kind::malloc : HostAction::Kind::free;
+    if (params) params->expect_object({"host", "size", "comment"});
+    if (auto h = param("host")) a.host_memory = h->as_bool();
+    if (a.kind == HostAction::Kind::malloc) a.bytes = params ? params->at("size").as_int_in(1, INT64_MAX) : 1;
+  } else if (t == "memset") {
+    a.kind = HostAction::Kind::memset;
+    if (!params) node.fail("a memset action needs \"parameters\" with a \"size\"");
+    params->expect_object({"async", "size", "comment"});
+    a.bytes = params->at("size").as_int_in(1, INT64_MAX);
+    if (auto as = param("async")) a.synchronous = !as->as_bool();
+  } else if (t == "memcpy") {
+    a.kind = HostAction::Kind::copy;
+    if (!params) node.fail("a memcpy action needs \"parameters\" with \"size\" and \"direction\"");
+    params->expect_object({"async", "size", "direction", "comment"});
+    a.bytes = params->at("size").as_int_in(1, INT64_MAX);
+    if (auto as = param("async")) a.synchronous = !as->as_bool();
+    const JsonNode dir = params->at("direction");
+    const std::string d = dir.as_string();
+    if (d == "hostToDevice") a.direction = CopyDirection::host_to_device;
+    else if (d == "deviceToHost") a.direction = CopyDirection::device_to_host;
+    else if (d == "deviceToDevice") a.direction = CopyDirection::device_to_device;
+    else dir.fail("must be \"hostToDevice\", \"deviceToHost\" or \"deviceToDevice\"");
+  } else if (t == "synchronize") {
+    if (params) params->expect_object({"device", "comment"});
+    const bool device = param("device") ? param("device")->as_bool() : false;
+    a.kind = device ? HostAction::Kind::sync_device : HostAction::Kind::sync_stream;
+  } else {
+    type.fail("must be one of \"kernel\", \"malloc\", \"free\", \"memset\", \"memcpy\", \"synchronize\"");
+  }
+  return a;
+}
+
+SimOptions read_sim_options(const JsonNode& node) {
+  node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
+                      "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
+                      "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement", "comment"});
+  SimOptions o;
+  auto ns = [&](std::string_view key, Nanos& out) {
+    if (auto v = node.find(key)) out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
+  };
+  ns("launch_latency_ns", o.launch_latency);
+  ns("launch_call_ns", o.launch_call);
+  ns("sync_latency_ns", o.sync_latency);
+  ns("time_slice_ns", o.time_slice);
+  ns("context_switch_ns", o.context_switch);
+  ns("copy_latency_ns", o.copy_latency);
+  if (o.time_slice.count() <= 0) node.at("time_slice_ns").fail("must be > 0");
+  auto positive = [&](std::string_view key, double& out) {
+    if (auto v = node.find(key)) {
+      out = v->as_number();
+      if (!(out > 0)) v->fail("must be > 0");
+    }
+  };
+  positive("copy_bandwidth_bytes_per_s", o.copy_bandwidth);
+  positive("memset_bandwidth_bytes_per_s", o.memset_bandwidth);
+  positive("counter_spin_ns_per_iteration", o.counter_spin_ns_per_iteration);
+  if (auto v = node.find("placement")) {
+    o.placement = v->as_string();
+    if (o.placement != "round-robin" && o.placement != "least-loaded") {
+      v->fail("must be \"round-robin\" or \"least-loaded\"");
+    }
+  }
+  return o;
+}
+
+ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p) {
+  b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
+                   "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
+                   "stream_priority", "sm_mask", "mps_thread_percentage", "period", "comment"});
+  ScenarioInstance inst;
+  const JsonNode filename = b.at("filename");
+  inst.plugin = plugin_name(filename.as_string());
+  const auto& known = plugin_list();
+  if (std::find(known.begin(), known.end(), inst.plugin) == known.end()) {
+    filename.fail(fmt::format("plugin \"{}\" cannot be simulated (simulated plugins: {})", inst.plugin,
+                              fmt::join(known, ", ")));
+  }
+  inst.log_name = b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
+  if (inst.log_name.empty()) b.at("log_name").fail("must not be empty");
+  inst.label = b.has("label") ? b.at("label").as_string() : "";
+  const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action";
+  inst.thread_count = read_dims(b.at("thread_count"), multi);
+  inst.block_count = read_dims(b.at("block_count"), multi);
+  if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
+  if (auto v = b.find("release_time")) inst.release_time = seconds(*v);
+  inst.max_iterations = b.has("max_iterations") ? b.at("max_iterations").as_int_in(0, INT64_MAX) : s.max_iterations;
+  inst.max_time = b.has("max_time") ? seconds(b.at("max_time")) : s.max_time;
+  if (inst.max_iterations == 0 && inst.max_time.count() == 0) {
+    b.fail("runs forever: max_iterations and max_time are both 0 (unlimited)");
+  }
+  if (auto v = b.find("period")) {
+    inst.period = seconds(*v);
+    if (inst.period.count() <= 0) v->fail("must be > 0");
+  }
+  if (auto v = b.find("stream_priority")) inst.stream_priority = static_cast<int>(v->as_int_in(-64, 64));
+  if (auto v = b.find("cpu_core")) inst.cpu_core = static_cast<int>(v->as_int_in(0, 4096));
+  if (auto v = b.find("mps_thread_percentage")) {
+    const double pct = v->as_number();
+    if (!(pct > 0 && pct <= 100)) v->fail("must be in (0, 100]");
+  }
+  if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p);
+
+  const JsonNode info = b.at("additional_info");
+  if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" || inst.plugin == "counter_spin") {
+    const bool counter = inst.plugin == "counter_spin";
+    HostAction a;
+    a.kind = HostAction::Kind::kernel;
+    a.label = inst.label.empty() ? inst.plugin : inst.label;
+    a.kernel = spin_kernel(a.label, inst.block_count, inst.thread_count, info, counter, s.sim);
+    check_fits(a.kernel, p, b.at("thread_count"));
+    inst.null_stream = inst.plugin == "timer_spin_default_stream";
+    inst.actions.push_back(std::move(a));
+  } else if (inst.plugin == "multikernel") {
+    read_multikernel(info, inst, p, s.sim);
+  } else {  // stream_action
+    info.expect_object({"use_null_stream", "actions", "comment"});
+    if (auto v = info.find("use_null_stream")) inst.null_stream = v->as_bool();
+    const JsonNode actions = info.at("actions");
+    for (const JsonNode& a : actions.items()) inst.actions.push_back(read_stream_action(a, inst, p, s.sim));
+    if (inst.actions.empty()) actions.fail("must list at least one action");
+  }
+  return inst;
+}
+
+}  // namespace
+
+const std::vector<std::string>& simulated_plugins() { return plugin_list(); }
+
+Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform) {
+  validate(platform);
+  const JsonNode root(document, file);
+  root.expect_object({"name", "max_iterations", "max_time", "use_processes", "cuda_device", "gpu_device_id",
+                      "base_result_directory", "pin_cpus", "do_warmup", "sync_every_iteration",
+                      "omit_block_times", "benchmarks", "comment", "gpurt_sim"});
+  Scenario s;
+  s.name = root.at("name").as_string();
+  s.max_iterations = root.at("max_iterations").as_int_in(0, INT64_MAX);
+  s.max_time = seconds(root.at("max_time"));
+  if (auto v = root.find("use_processes")) s.use_processes = v->as_bool();
+  if (auto v = root.find("sync_every_iteration")) s.sync_every_iteration = v->as_bool();
+  if (auto v = root.find("do_warmup")) s.do_warmup = v->as_bool();
+  if (auto v = root.find("omit_block_times")) s.omit_block_times = v->as_bool();
+  if (auto v = root.find("pin_cpus")) (void)v->as_bool();
+  if (auto v = root.find("cuda_device")) (void)v->as_int_in(0, 1024);
+  if (auto v = root.find("gpu_device_id")) (void)v->as_int_in(0, 1024);
+  if (auto v = root.find("base_result_directory")) (void)v->as_string();
+  if (auto v = root.find("gpurt_sim")) s.sim = read_sim_options(*v);
+  const JsonNode benchmarks = root.at("benchmarks");
+  const auto entries = benchmarks.items();
+  if (entries.empty()) benchmarks.fail("must list at least one benchmark");
+  std::set<std::string> logs;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    ScenarioInstance inst = read_instance(entries[i], i, s, platform);
+    if (!logs.insert(inst.log_name).second) {
+      (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
+          .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
+    }
+    if (s.sync_every_iteration && entries[i].has("max_iterations")) {
+      entries[i].at("max_iterations").fail("cannot be set per benchmark when sync_every_iteration is true");
+    }
+    s.instances.push_back(std::move(inst));
+  }
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const Platform& platform) {
+  return parse_scenario(load_json_file(path), path, platform);
+}
+
+}  // namespace gpurt

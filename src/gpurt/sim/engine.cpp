@@ -1,0 +1,313 @@
+// The GPU side of the simulator: stream queues and the primary queue with the Dissertation's
+// rules A-D (§3.4.2; the FIFO model seed's R1-R2), stream priorities, the NULL stream, SM
+// masks, copy engines and time slicing between contexts.
+#include <algorithm>
+#include <cmath>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/sim/engine.hpp"
+
+namespace gpurt::sim {
+
+bool Context::has_pending() const {
+  return std::any_of(primary.begin(), primary.end(), [](const auto& q) { return !q.empty(); });
+}
+
+int Simulator::create_context() {
+  _contexts.emplace_back();
+  return static_cast<int>(_contexts.size()) - 1;
+}
+
+int Simulator::create_stream(int context, int priority, std::vector<bool> mask, bool null_stream) {
+  Context& c = _contexts[static_cast<std::size_t>(context)];
+  // Levels are the distinct priorities of the context's streams, highest (lowest number) first.
+  auto it = std::lower_bound(c.level_priority.begin(), c.level_priority.end(), priority);
+  if (it == c.level_priority.end() || *it != priority) {
+    const auto pos = it - c.level_priority.begin();
+    c.level_priority.insert(it, priority);
+    c.primary.insert(c.primary.begin() + pos, std::deque<int>{});
+    for (int s : c.streams) {
+      Stream& other = _streams[static_cast<std::size_t>(s)];
+      if (other.level >= pos) ++other.level;
+    }
+  }
+  Stream s;
+  s.context = context;
+  s.level = static_cast<int>(std::lower_bound(c.level_priority.begin(), c.level_priority.end(), priority) -
+                             c.level_priority.begin());
+  s.null_stream = null_stream;
+  s.mask = std::move(mask);
+  _streams.push_back(std::move(s));
+  const int id = static_cast<int>(_streams.size()) - 1;
+  c.streams.push_back(id);
+  return id;
+}
+
+int Simulator::new_op(Op op) {
+  if (!_free_ops.empty()) {
+    const int id = _free_ops.back();
+    _free_ops.pop_back();
+    _ops[static_cast<std::size_t>(id)] = std::move(op);
+    return id;
+  }
+  _ops.push_back(std::move(op));
+  return static_cast<int>(_ops.size()) - 1;
+}
+
+void Simulator::schedule(Nanos at, EventKind kind, int a, int b) {
+  _events.push(Event{at, _event_seq++, kind, a, b});
+  _stats.peak_pending_events = std::max(_stats.peak_pending_events, _events.size());
+}
+
+bool Simulator::context_idle_before(int context, std::uint64_t seq) const {
+  const auto& inc = _contexts[static_cast<std::size_t>(context)].incomplete;
+  return inc.empty() || *inc.begin() >= seq;
+}
+
+void Simulator::arrive(int id) {
+  Op& op = _ops[static_cast<std::size_t>(id)];
+  op.seq = _op_seq++;
+  Context& c = _contexts[static_cast<std::size_t>(op.context)];
+  c.incomplete.insert(op.seq);
+  Stream& s = _streams[static_cast<std::size_t>(op.stream)];
+  if (s.null_stream) c.pending_null.push_back(id);
+  s.ops.push_back(id);
+  try_activate(op.stream);
+}
+
+// Rule A: an op leaves the stream queue for execution when it is at the head of its stream.
+// The legacy NULL stream adds: a NULL-stream op waits for every earlier op of the context, and
+// every later op of the context waits for it (CUDA "implicit synchronization"; §3.5.1.3).
+void Simulator::try_activate(int stream) {
+  Stream& s = _streams[static_cast<std::size_t>(stream)];
+  if (s.ops.empty()) return;
+  const int id = s.ops.front();
+  Op& op = _ops[static_cast<std::size_t>(id)];
+  if (op.activated) return;
+  Context& c = _contexts[static_cast<std::size_t>(op.context)];
+  if (s.null_stream) {
+    if (*c.incomplete.begin() != op.seq) return;  // an earlier op is still incomplete
+  } else if (!c.pending_null.empty() && _ops[static_cast<std::size_t>(c.pending_null.front())].seq < op.seq) {
+    return;  // an earlier NULL-stream op is still incomplete
+  }
+  op.activated = true;
+  switch (op.kind) {
+    case Op::Kind::kernel:
+      c.primary[static_cast<std::size_t>(s.level)].push_back(id);
+      break;
+    case Op::Kind::copy: {
+      Engine& e = _engines[static_cast<std::size_t>(op.engine)];
+      e.queue.push_back(id);
+      if (!e.busy) {
+        e.busy = true;
+        schedule(_now + op.duration, EventKind::op_end, id);
+      }
+      break;
+    }
+    case Op::Kind::memset:
+      schedule(_now + op.duration, EventKind::op_end, id);
+      break;
+  }
+}
+
+void Simulator::activate_heads(int context) {
+  for (int s : _contexts[static_cast<std::size_t>(context)].streams) try_activate(s);
+}
+
+// Rule D: an op leaves its stream when it is complete; the next op may then be activated.
+void Simulator::complete(int id) {
+  Op& op = _ops[static_cast<std::size_t>(id)];
+  const int stream = op.stream, context = op.context;
+  Context& c = _contexts[static_cast<std::size_t>(context)];
+  c.incomplete.erase(op.seq);
+  Stream& s = _streams[static_cast<std::size_t>(stream)];
+  s.ops.pop_front();
+  const bool was_null = s.null_stream;
+  if (was_null) c.pending_null.erase(std::find(c.pending_null.begin(), c.pending_null.end(), id));
+  _free_ops.push_back(id);
+  if (was_null || !c.pending_null.empty()) {
+    activate_heads(context);  // a NULL-stream op may be unblocked, or may unblock others
+  } else {
+    try_activate(stream);
+  }
+  wake_waiters(stream, context);
+}
+
+void Simulator::start_block(int id, int sm) {
+  Op& op = _ops[static_cast<std::size_t>(id)];
+  _device.occupy(sm, op.shape);
+  _placement->placed(sm);
+  const int block = op.next_block++;
+  // Optional interference model: slower when a block of another kernel is resident.
+  const bool others = _kernels_running - (op.running > 0 ? 1 : 0) > 0;
+  Nanos duration = op.block_time;
+  if (others && op.slowdown != 1.0) {
+    duration = Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(op.block_time.count()) * op.slowdown))};
+  }
+  if (op.running++ == 0) ++_kernels_running;
+  ++_contexts[static_cast<std::size_t>(op.context)].running_blocks;
+  if (op.record >= 0) {
+    auto& blocks = _records[static_cast<std::size_t>(op.record)].blocks;
+    if (!blocks.empty()) blocks[static_cast<std::size_t>(block)] = BlockRecord{_now, _now + duration, sm};
+  }
+  ++_stats.blocks;
+  schedule(_now + duration, EventKind::block_end, id, sm);
+}
+
+// Rules B1/B2/C: only the head of the primary queue dispatches, block by block, while some
+// allowed SM can hold a block; it leaves the queue once all its blocks are dispatched. With
+// stream priorities there is one queue per level; a lower level dispatches only while every
+// higher level is empty (a blocked head blocks everything behind it: no cutting ahead).
+void Simulator::dispatch_context(int context) {
+  Context& c = _contexts[static_cast<std::size_t>(context)];
+  for (auto& queue : c.primary) {
+    while (!queue.empty()) {
+      const int id = queue.front();
+      Op& op = _ops[static_cast<std::size_t>(id)];
+      const auto& mask = _streams[static_cast<std::size_t>(op.stream)].mask;
+      while (op.next_block < op.blocks) {
+        int sm;
+        if (_blocked_op == id) {
+          if (_freed_since_block.empty()) return;
+          sm = _placement->place_among(_device, op.shape, mask, _freed_since_block);
+        } else {
+          sm = _placement->place(_device, op.shape, mask);
+        }
+        if (sm < 0) {
+          _blocked_op = id;
+          _freed_since_block.clear();
+          return;
+        }
+        start_block(id, sm);
+      }
+      if (_blocked_op == id) _blocked_op = -1;
+      queue.pop_front();
+    }
+  }
+}
+
+void Simulator::dispatch() {
+  if (_contexts.size() == 1) {
+    dispatch_context(0);
+    return;
+  }
+  update_slicing();
+  if (_active >= 0 && !_draining && !_switching) dispatch_context(_active);
+}
+
+int Simulator::next_context_with_work(int after) const {
+  const int n = static_cast<int>(_contexts.size());
+  for (int i = 1; i <= n; ++i) {
+    const int c = (after + i) % n;
+    if (_contexts[static_cast<std::size_t>(c)].has_pending()) return c;
+  }
+  return -1;
+}
+
+// Time slicing (Dissertation §3.2): the active context keeps the GPU while it has work or no
+// one else wants it; at the end of a slice, if another context has work, the active one stops
+// dispatching, its running blocks drain (no preemption), and the next context with work gets
+// a fresh slice after the context-switch gap.
+void Simulator::update_slicing() {
+  if (_switching) return;
+  const auto active_idle = [&] {
+    const Context& a = _contexts[static_cast<std::size_t>(_active)];
+    return a.running_blocks == 0 && (!a.has_pending() || _draining);
+  };
+  if (_active < 0 || active_idle()) {
+    const int next = next_context_with_work(_active < 0 ? -1 : _active);
+    if (next < 0) {
+      _draining = false;
+      return;
+    }
+    if (next == _active && !_draining) return;
+    const bool first = _active < 0;
+    _active = next;
+    _draining = false;
+    ++_slice_id;
+    if (!first && _scenario.sim.context_switch.count() > 0) {
+      _switching = true;
+      schedule(_now + _scenario.sim.context_switch, EventKind::switch_done, _slice_id);
+    } else {
+      schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
+    }
+  }
+}
+
+void Simulator::handle(const Event& e) {
+  ++_stats.events;
+  switch (e.kind) {
+    case EventKind::block_end: {
+      Op& op = _ops[static_cast<std::size_t>(e.a)];
+      _device.release(e.b, op.shape);
+      if (_blocked_op >= 0) _freed_since_block.push_back(e.b);
+      --_contexts[static_cast<std::size_t>(op.context)].running_blocks;
+      if (--op.running == 0) --_kernels_running;
+      if (++op.done_blocks == op.blocks) complete(e.a);
+      break;
+    }
+    case EventKind::op_end: {
+      Op& op = _ops[static_cast<std::size_t>(e.a)];
+      if (op.kind == Op::Kind::copy) {
+        Engine& eng = _engines[static_cast<std::size_t>(op.engine)];
+        eng.queue.pop_front();
+        eng.busy = !eng.queue.empty();
+        if (eng.busy) {
+          const int next = eng.queue.front();
+          schedule(_now + _ops[static_cast<std::size_t>(next)].duration, EventKind::op_end, next);
+        }
+      }
+      complete(e.a);
+      break;
+    }
+    case EventKind::op_arrive:
+      arrive(e.a);
+      break;
+    case EventKind::host_wake:
+      host_step(e.a);
+      break;
+    case EventKind::slice_end:
+      if (e.a == _slice_id && _active >= 0) {
+        const int next = next_context_with_work(_active);
+        if (next >= 0 && next != _active) {
+          _draining = true;
+        } else {
+          schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
+        }
+      }
+      break;
+    case EventKind::switch_done:
+      if (e.a == _slice_id) {
+        _switching = false;
+        schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
+      }
+      break;
+  }
+}
+
+SimResult Simulator::run() {
+  for (std::size_t h = 0; h < _hosts.size(); ++h) schedule(Nanos{0}, EventKind::host_wake, static_cast<int>(h));
+  while (!_events.empty()) {
+    const Nanos t = _events.top().time;
+    if (_options.horizon.count() > 0 && t > _options.horizon) break;
+    _now = t;
+    while (!_events.empty() && _events.top().time == t) {
+      const Event e = _events.top();
+      _events.pop();
+      handle(e);
+    }
+    dispatch();
+    _stats.end_time = t;
+  }
+  // Work left in a queue with no event pending can never run.
+  if (_options.horizon.count() == 0) {
+    for (const Stream& s : _streams) {
+      if (!s.ops.empty()) {
+        throw Error("simulation stalled: a kernel can never be dispatched (its block fits no SM of its mask)");
+      }
+    }
+  }
+  return collect();
+}
+
+}  // namespace gpurt::sim

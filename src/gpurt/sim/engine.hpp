@@ -1,0 +1,136 @@
+// The simulator's state machine, shared by engine.cpp (the GPU: queues, dispatch, copy
+// engines, time slicing) and host.cpp (the CPU threads running each instance's program).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "gpurt/sim/device.hpp"
+#include "gpurt/sim/simulate.hpp"
+
+namespace gpurt::sim {
+
+enum class EventKind : std::uint8_t { block_end, op_end, op_arrive, host_wake, slice_end, switch_done };
+
+struct Event {
+  Nanos time;
+  std::uint64_t seq;
+  EventKind kind;
+  int a = 0, b = 0;
+  bool operator>(const Event& o) const noexcept { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+/// A stream operation: a kernel, a copy or a memset.
+struct Op {
+  enum class Kind : std::uint8_t { kernel, copy, memset } kind = Kind::kernel;
+  int stream = 0, context = 0;
+  std::uint64_t seq = 0;   ///< arrival order in the context (NULL-stream semantics)
+  bool activated = false;  ///< reached the head of its stream (Rule A)
+  // kernel
+  int blocks = 0, next_block = 0, done_blocks = 0, running = 0;
+  BlockShape shape;
+  Nanos block_time{0};
+  double slowdown = 1.0;
+  int record = -1;         ///< index into Simulator::_records, -1 when not recording
+  // copy / memset
+  Nanos duration{0};
+  int engine = 0;
+};
+
+struct Stream {
+  int context = 0;
+  int level = 0;           ///< priority level index in its context (0 = highest)
+  bool null_stream = false;
+  std::vector<bool> mask;  ///< allowed SMs; empty = all
+  std::deque<int> ops;     ///< Rule A/D: FIFO of op ids, head first
+};
+
+struct Context {
+  std::vector<std::deque<int>> primary;  ///< primary queue per priority level (Rule B1, C)
+  std::vector<int> level_priority;       ///< CUDA priority of each level, ascending
+  std::set<std::uint64_t> incomplete;    ///< seqs of ops not yet complete
+  std::deque<int> pending_null;          ///< NULL-stream ops not yet complete, in order
+  std::vector<int> streams;
+  int running_blocks = 0;
+  int cpu_barrier = 0;                   ///< hosts inside an implicitly synchronising call
+  bool has_pending() const;
+};
+
+struct Engine {
+  std::deque<int> queue;
+  bool busy = false;
+};
+
+struct Host;  // host.cpp
+
+class Simulator {
+ public:
+  Simulator(const Scenario& scenario, const Platform& platform, const SimulateOptions& options);
+  ~Simulator();
+  SimResult run();
+
+  // --- GPU side (engine.cpp) ---
+  int create_context();
+  int create_stream(int context, int priority, std::vector<bool> mask, bool null_stream);
+  /// Puts a new op at the tail of its stream now (the launch has arrived).
+  void arrive(int op);
+  int new_op(Op op);
+  void schedule(Nanos at, EventKind kind, int a = 0, int b = 0);
+  Nanos now() const noexcept { return _now; }
+  bool stream_idle(int stream) const { return _streams[static_cast<std::size_t>(stream)].ops.empty(); }
+  /// Every op of `context` that arrived before sequence `seq` is complete.
+  bool context_idle_before(int context, std::uint64_t seq) const;
+  std::uint64_t next_seq() const noexcept { return _op_seq; }
+  Context& context(int c) { return _contexts[static_cast<std::size_t>(c)]; }
+
+  // --- host side (host.cpp) ---
+  void host_step(int host);
+  void wake_waiters(int stream, int context);
+  SimResult collect();
+
+  const Scenario& _scenario;
+  const Platform& _platform;
+  SimulateOptions _options;
+  Device _device;
+  std::unique_ptr<PlacementPolicy> _placement;
+  std::vector<Op> _ops;
+  std::vector<int> _free_ops;
+  std::vector<Stream> _streams;
+  std::vector<Context> _contexts;
+  std::vector<Engine> _engines;
+  std::vector<std::unique_ptr<Host>> _hosts;
+  std::vector<int> _null_stream_of_context;  ///< legacy default stream per context (-1: none yet)
+  int _alive_hosts = 0, _barrier_arrived = 0;
+  std::deque<KernelRecord> _records;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> _events;
+  std::uint64_t _event_seq = 0, _op_seq = 0;
+  Nanos _now{0};
+  SimStats _stats;
+
+ private:
+  void handle(const Event& e);
+  void activate_heads(int context);
+  void try_activate(int stream);
+  void complete(int op);
+  void dispatch();
+  void dispatch_context(int context);
+  void start_block(int op, int sm);
+  void update_slicing();
+  int next_context_with_work(int after) const;
+
+  // Fast path while the head kernel waits for space: only SMs freed since the failed full
+  // scan can hold its next block (no other SM gained resources).
+  int _blocked_op = -1;
+  std::vector<int> _freed_since_block;
+  int _kernels_running = 0;
+
+  // Time slicing among contexts (Dissertation §3.2): one context's blocks at a time.
+  int _active = -1;
+  bool _draining = false, _switching = false;
+  int _slice_id = 0;
+};
+
+}  // namespace gpurt::sim

@@ -1,0 +1,331 @@
+// The CPU side of the simulator: each benchmark instance is a host thread that runs its
+// plugin's program every iteration (copy_in, execute, copy_out; Dissertation §3.3.2), issuing
+// launches, copies and synchronisations, and recording the examiner's CPU-side times.
+#include <algorithm>
+#include <cmath>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/sim/engine.hpp"
+
+namespace gpurt::sim {
+
+struct Host {
+  enum class Phase { iteration_begin, action_delay, action_call, final_sync, done };
+  enum class Wait { none, stream, context, cpu_barrier, barrier };
+
+  const ScenarioInstance* inst = nullptr;
+  int context = 0, stream = 0;
+  Phase phase = Phase::iteration_begin;
+  Wait wait = Wait::none;
+  std::uint64_t wait_seq = 0;
+  std::size_t action = 0;
+  bool delay_done = false;
+  bool holds_cpu_barrier = false;
+  bool barrier_passed = false;
+  bool warmup = false;
+  std::int64_t started_iterations = 0;  ///< including the warm-up one
+  std::int64_t recorded_iterations = 0;
+  IterationRecord* current = nullptr;   ///< the iteration being recorded (nullptr: warm-up)
+  std::vector<IterationRecord> iterations;
+  std::vector<std::vector<int>> kernel_records;  ///< record ids per recorded iteration
+};
+
+namespace {
+
+Nanos scaled(std::int64_t bytes, double bytes_per_second) {
+  return Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) / bytes_per_second * 1e9))};
+}
+
+}  // namespace
+
+Simulator::Simulator(const Scenario& scenario, const Platform& platform, const SimulateOptions& options)
+    : _scenario(scenario),
+      _platform(platform),
+      _options(options),
+      _device(platform),
+      _placement(make_placement(scenario.sim.placement)) {
+  _engines.resize(static_cast<std::size_t>(std::max(1, platform.copy_engines)));
+  // Threads share one context; use_processes gives each instance its own (Dissertation §3.3.2).
+  for (const ScenarioInstance& inst : scenario.instances) {
+    auto h = std::make_unique<Host>();
+    h->inst = &inst;
+    h->context = scenario.use_processes || _contexts.empty() ? create_context() : 0;
+    if (_null_stream_of_context.size() < _contexts.size()) _null_stream_of_context.resize(_contexts.size(), -1);
+    if (inst.null_stream) {
+      int& ns = _null_stream_of_context[static_cast<std::size_t>(h->context)];
+      if (ns < 0) ns = create_stream(h->context, 0, {}, true);
+      h->stream = ns;
+    } else {
+      h->stream = create_stream(h->context, inst.stream_priority, inst.sm_mask, false);
+    }
+    h->warmup = scenario.do_warmup;
+    _hosts.push_back(std::move(h));
+  }
+  _alive_hosts = static_cast<int>(_hosts.size());
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::wake_waiters(int stream, int context) {
+  (void)stream;
+  const Context& c = _contexts[static_cast<std::size_t>(context)];
+  for (std::size_t i = 0; i < _hosts.size(); ++i) {
+    Host& h = *_hosts[i];
+    if (h.context != context || h.wait == Host::Wait::none || h.wait == Host::Wait::barrier) continue;
+    bool ready = false;
+    Nanos latency{0};
+    switch (h.wait) {
+      case Host::Wait::stream: ready = stream_idle(h.stream); latency = _scenario.sim.sync_latency; break;
+      case Host::Wait::context: ready = context_idle_before(context, h.wait_seq); latency = _scenario.sim.sync_latency; break;
+      case Host::Wait::cpu_barrier: ready = c.cpu_barrier == 0; break;
+      default: break;
+    }
+    if (ready) {
+      h.wait = Host::Wait::none;
+      schedule(_now + latency, EventKind::host_wake, static_cast<int>(i));
+    }
+  }
+}
+
+void Simulator::host_step(int index) {
+  Host& h = *_hosts[static_cast<std::size_t>(index)];
+  const ScenarioInstance& inst = *h.inst;
+  const SimOptions& sim = _scenario.sim;
+  Context& ctx = _contexts[static_cast<std::size_t>(h.context)];
+  auto wait_until = [&](Nanos t) { schedule(t, EventKind::host_wake, index); };
+  auto release_cpu_barrier = [&] {
+    h.holds_cpu_barrier = false;
+    --ctx.cpu_barrier;
+    wake_waiters(h.stream, h.context);
+  };
+  // Resumed after an implicitly synchronising call (cudaFree): other threads may launch again.
+  if (h.holds_cpu_barrier && h.wait == Host::Wait::none) release_cpu_barrier();
+
+  while (true) {
+    switch (h.phase) {
+      case Host::Phase::iteration_begin: {
+        if (_now < inst.release_time) return wait_until(inst.release_time);
+        const bool counted = !(h.warmup && h.started_iterations == 0);
+        const bool out_of_iterations = inst.max_iterations > 0 && h.recorded_iterations >= inst.max_iterations;
+        const bool out_of_time = inst.max_time.count() > 0 && _now - inst.release_time >= inst.max_time;
+        if (counted && (out_of_iterations || out_of_time)) {
+          h.phase = Host::Phase::done;
+          --_alive_hosts;
+          if (_scenario.sync_every_iteration && _barrier_arrived > 0 && _barrier_arrived == _alive_hosts) {
+            _barrier_arrived = 0;
+            for (std::size_t i = 0; i < _hosts.size(); ++i) {
+              if (_hosts[i]->wait == Host::Wait::barrier) {
+                _hosts[i]->wait = Host::Wait::none;
+                _hosts[i]->barrier_passed = true;
+                schedule(_now, EventKind::host_wake, static_cast<int>(i));
+              }
+            }
+          }
+          return;
+        }
+        if (_scenario.sync_every_iteration && !h.barrier_passed) {
+          // Every live instance starts the iteration together (the examiner's barrier).
+          if (++_barrier_arrived < _alive_hosts) {
+            h.wait = Host::Wait::barrier;
+            return;
+          }
+          _barrier_arrived = 0;
+          for (std::size_t i = 0; i < _hosts.size(); ++i) {
+            if (_hosts[i]->wait == Host::Wait::barrier) {
+              _hosts[i]->wait = Host::Wait::none;
+              _hosts[i]->barrier_passed = true;
+              schedule(_now, EventKind::host_wake, static_cast<int>(i));
+            }
+          }
+        }
+        if (inst.period.count() > 0) {
+          const Nanos due = inst.release_time + inst.period * h.started_iterations;
+          if (_now < due) return wait_until(due);
+        }
+        h.barrier_passed = false;
+        ++h.started_iterations;
+        if (counted) {
+          h.iterations.emplace_back();
+          h.kernel_records.emplace_back();
+          h.current = &h.iterations.back();
+          h.current->copy_in_start = h.current->copy_in_end = h.current->execute_start = _now;
+        } else {
+          h.current = nullptr;
+        }
+        h.action = 0;
+        h.delay_done = false;
+        h.phase = Host::Phase::action_delay;
+        break;
+      }
+      case Host::Phase::action_delay: {
+        const HostAction& a = inst.actions[h.action];
+        if (a.delay.count() > 0 && !h.delay_done) {
+          h.delay_done = true;
+          return wait_until(_now + a.delay);
+        }
+        h.delay_done = false;
+        h.phase = Host::Phase::action_call;
+        break;
+      }
+      case Host::Phase::action_call: {
+        const HostAction& a = inst.actions[h.action];
+        const bool issues_work = a.kind == HostAction::Kind::kernel || a.kind == HostAction::Kind::copy ||
+                                 a.kind == HostAction::Kind::memset;
+        // Pitfall 3.4: while another thread of the context is inside cudaFree, launches block
+        // on the CPU until it returns.
+        if (issues_work && ctx.cpu_barrier > 0 && !h.holds_cpu_barrier) {
+          h.wait = Host::Wait::cpu_barrier;
+          return;
+        }
+        Nanos call_cost = sim.launch_call;
+        bool wait_for_call = false;
+        switch (a.kind) {
+          case HostAction::Kind::kernel: {
+            Op op;
+            op.kind = Op::Kind::kernel;
+            op.stream = h.stream;
+            op.context = h.context;
+            op.blocks = a.kernel.blocks;
+            op.shape = a.kernel.shape;
+            op.block_time = a.kernel.block_time;
+            op.slowdown = a.kernel.slowdown;
+            if (_options.record && h.current) {
+              KernelRecord r;
+              r.name = a.kernel.name;
+              r.block_count = a.kernel.blocks;
+              r.thread_count = a.kernel.shape.threads;
+              r.shared_memory = a.kernel.shape.shared_memory;
+              r.launch_before = _now;
+              r.launch_after = _now + call_cost;
+              if (!_scenario.omit_block_times) r.blocks.resize(static_cast<std::size_t>(a.kernel.blocks));
+              _records.push_back(std::move(r));
+              op.record = static_cast<int>(_records.size()) - 1;
+              h.kernel_records.back().push_back(op.record);
+            }
+            ++_stats.kernels;
+            const int id = new_op(std::move(op));
+            if (sim.launch_latency.count() > 0) {
+              schedule(_now + sim.launch_latency, EventKind::op_arrive, id);
+            } else {
+              arrive(id);
+            }
+            break;
+          }
+          case HostAction::Kind::copy:
+          case HostAction::Kind::memset: {
+            Op op;
+            op.context = h.context;
+            op.stream = h.stream;
+            if (a.synchronous) {
+              int& ns = _null_stream_of_context[static_cast<std::size_t>(h.context)];
+              if (ns < 0) ns = create_stream(h.context, 0, {}, true);
+              op.stream = ns;
+            }
+            if (a.kind == HostAction::Kind::copy) {
+              op.kind = Op::Kind::copy;
+              const int engines = static_cast<int>(_engines.size());
+              op.engine = a.direction == CopyDirection::host_to_device   ? 0
+                          : a.direction == CopyDirection::device_to_host ? std::min(1, engines - 1)
+                                                                         : std::min(2, engines - 1);
+              op.duration = sim.copy_latency + scaled(a.bytes, sim.copy_bandwidth);
+            } else {
+              op.kind = Op::Kind::memset;
+              op.duration = scaled(a.bytes, sim.memset_bandwidth);
+            }
+            const int id = new_op(std::move(op));
+            arrive(id);
+            if (a.synchronous) {
+              h.wait_seq = _op_seq;  // every op up to and including this one
+              wait_for_call = true;
+            }
+            break;
+          }
+          case HostAction::Kind::malloc:
+            break;
+          case HostAction::Kind::free:
+            // §3.5.1.3: cudaFree waits for all earlier work of the context (implicit sync).
+            ++ctx.cpu_barrier;
+            h.holds_cpu_barrier = true;
+            h.wait_seq = _op_seq;
+            wait_for_call = true;
+            break;
+          case HostAction::Kind::sync_stream:
+            h.wait = Host::Wait::stream;
+            break;
+          case HostAction::Kind::sync_device:
+            h.wait_seq = _op_seq;
+            wait_for_call = true;
+            break;
+        }
+        if (wait_for_call) h.wait = Host::Wait::context;
+        ++h.action;
+        h.phase = h.action < inst.actions.size() ? Host::Phase::action_delay : Host::Phase::final_sync;
+        if (h.wait == Host::Wait::stream && !stream_idle(h.stream)) return;
+        if (h.wait == Host::Wait::context && !context_idle_before(h.context, h.wait_seq)) return;
+        h.wait = Host::Wait::none;
+        if (h.holds_cpu_barrier) release_cpu_barrier();
+        if (call_cost.count() > 0 && issues_work) return wait_until(_now + call_cost);
+        break;
+      }
+      case Host::Phase::final_sync: {
+        if (!stream_idle(h.stream)) {
+          h.wait = Host::Wait::stream;  // cudaStreamSynchronize at the end of execute
+          return;
+        }
+        if (h.current) {
+          for (int r : h.kernel_records.back()) _records[static_cast<std::size_t>(r)].sync_after = _now;
+          h.current->execute_end = h.current->copy_out_start = h.current->copy_out_end = _now;
+          ++h.recorded_iterations;
+        }
+        h.phase = Host::Phase::iteration_begin;
+        break;
+      }
+      case Host::Phase::done:
+        return;
+    }
+  }
+}
+
+SimResult Simulator::collect() {
+  SimResult result;
+  Trace& t = result.trace;
+  t.scenario_name = _scenario.name;
+  t.platform = _platform.id;
+  t.sms = _platform.sms;
+  t.max_threads_per_sm = _platform.max_threads;
+  t.simulated = true;
+  for (std::size_t i = 0; i < _hosts.size(); ++i) {
+    Host& h = *_hosts[i];
+    InstanceTrace it;
+    it.benchmark_name = h.inst->plugin;
+    it.label = h.inst->label;
+    it.log_name = h.inst->log_name;
+    it.release_time = h.inst->release_time;
+    it.thread_count = h.inst->thread_count;
+    it.block_count = h.inst->block_count;
+    it.data_size = h.inst->data_size;
+    it.stream = h.stream;
+    // A horizon may cut the last iteration short; only whole iterations are reported.
+    const std::size_t whole = static_cast<std::size_t>(h.recorded_iterations);
+    for (std::size_t k = 0; k < whole && k < h.iterations.size(); ++k) {
+      IterationRecord rec = h.iterations[k];
+      for (int r : h.kernel_records[k]) rec.kernels.push_back(std::move(_records[static_cast<std::size_t>(r)]));
+      it.iterations.push_back(std::move(rec));
+    }
+    t.instances.push_back(std::move(it));
+  }
+  result.stats = _stats;
+  return result;
+}
+
+}  // namespace gpurt::sim
+
+namespace gpurt {
+
+SimResult simulate(const Scenario& scenario, const Platform& platform, const SimulateOptions& options) {
+  validate(platform);
+  sim::Simulator simulator(scenario, platform, options);
+  return simulator.run();
+}
+
+}  // namespace gpurt

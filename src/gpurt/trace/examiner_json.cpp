@@ -1,0 +1,150 @@
+#include "gpurt/trace/examiner_json.hpp"
+
+#include <algorithm>
+
+#include "gpurt/core/error.hpp"
+
+namespace gpurt {
+
+namespace {
+
+double sec(Nanos t) { return from_nanos(t, TimeUnit::s); }
+
+Json pair(Nanos a, Nanos b) { return Json::array({sec(a), sec(b)}); }
+
+Nanos read_seconds(const JsonNode& n) {
+  // Measured files may hold absolute clock times; only finiteness is required.
+  const auto t = to_nanos(n.as_number(), TimeUnit::s, Rounding::nearest);
+  if (!t) n.fail("is not a time in seconds");
+  return *t;
+}
+
+}  // namespace
+
+Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
+  Json times = Json::array();
+  times.push_back(Json::object());  // the examiner's first entry is always blank
+  for (const IterationRecord& it : inst.iterations) {
+    times.push_back(Json{{"cpu_times", pair(it.copy_in_start, it.copy_out_end)},
+                         {"copy_in_times", pair(it.copy_in_start, it.copy_in_end)},
+                         {"execute_times", pair(it.execute_start, it.execute_end)},
+                         {"copy_out_times", pair(it.copy_out_start, it.copy_out_end)}});
+    for (const KernelRecord& k : it.kernels) {
+      Json block_times = Json::array();
+      Json smids = Json::array();
+      for (const BlockRecord& b : k.blocks) {
+        block_times.push_back(sec(b.start));
+        block_times.push_back(sec(b.end));
+        smids.push_back(b.sm);
+      }
+      times.push_back(Json{{"kernel_name", k.name},
+                           {"block_count", k.block_count},
+                           {"thread_count", k.thread_count},
+                           {"shared_memory", k.shared_memory},
+                           {"cuda_launch_times", Json::array({sec(k.launch_before), sec(k.launch_after),
+                                                              k.sync_after ? sec(*k.sync_after) : 0.0})},
+                           {"block_times", std::move(block_times)},
+                           {"block_smids", std::move(smids)}});
+    }
+  }
+  Json doc{{"scenario_name", trace.scenario_name},
+           {"benchmark_name", inst.benchmark_name},
+           {"label", inst.label},
+           {"max_resident_threads", trace.sms * trace.max_threads_per_sm},
+           {"data_size", inst.data_size},
+           {"release_time", sec(inst.release_time)},
+           {"thread_count", inst.thread_count},
+           {"block_count", inst.block_count},
+           {"times", std::move(times)}};
+  if (trace.simulated) {
+    doc["gpurt"] = Json{{"simulated", true}, {"platform", trace.platform}, {"sms", trace.sms},
+                        {"max_threads_per_sm", trace.max_threads_per_sm}, {"stream", inst.stream}};
+  }
+  return doc;
+}
+
+Trace load_examiner_results(const std::vector<std::string>& paths) {
+  Trace trace;
+  int max_sm = -1;
+  for (std::size_t f = 0; f < paths.size(); ++f) {
+    const Json doc = load_json_file(paths[f]);
+    const JsonNode root(doc, paths[f]);
+    if (!root.is_object()) root.fail("must be an examiner result object");
+    InstanceTrace inst;
+    inst.log_name = paths[f];
+    inst.stream = static_cast<int>(f);
+    if (auto v = root.find("scenario_name")) trace.scenario_name = v->as_string();
+    if (auto v = root.find("benchmark_name")) inst.benchmark_name = v->as_string();
+    if (auto v = root.find("label")) inst.label = v->as_string();
+    if (auto v = root.find("release_time")) inst.release_time = read_seconds(*v);
+    if (auto v = root.find("data_size")) inst.data_size = v->as_int();
+    if (auto g = root.find("gpurt")) {
+      if (auto v = g->find("simulated")) trace.simulated = v->as_bool();
+      if (auto v = g->find("platform")) trace.platform = v->as_string();
+      if (auto v = g->find("sms")) trace.sms = static_cast<int>(v->as_int_in(1, 1 << 16));
+      if (auto v = g->find("max_threads_per_sm")) trace.max_threads_per_sm = static_cast<int>(v->as_int_in(1, 1 << 20));
+      if (auto v = g->find("stream")) inst.stream = static_cast<int>(v->as_int_in(0, 1 << 20));
+    }
+    for (const JsonNode& entry : root.at("times").items()) {
+      if (!entry.is_object()) entry.fail("must be an object");
+      if (entry.has("cpu_times") || inst.iterations.empty()) {
+        if (entry.has("cpu_times") || entry.has("block_times")) inst.iterations.emplace_back();
+      }
+      if (entry.has("cpu_times")) {
+        IterationRecord& it = inst.iterations.back();
+        auto span = [&](std::string_view key, Nanos& a, Nanos& b) {
+          if (auto v = entry.find(key)) {
+            const auto xs = v->items();
+            if (xs.size() != 2) v->fail("must be [start, end]");
+            a = read_seconds(xs[0]);
+            b = read_seconds(xs[1]);
+          }
+        };
+        Nanos s{0}, e{0};
+        span("cpu_times", s, e);
+        span("copy_in_times", it.copy_in_start, it.copy_in_end);
+        span("execute_times", it.execute_start, it.execute_end);
+        span("copy_out_times", it.copy_out_start, it.copy_out_end);
+      }
+      if (!entry.has("block_times")) continue;
+      KernelRecord k;
+      if (auto v = entry.find("kernel_name")) k.name = v->as_string();
+      if (auto v = entry.find("thread_count")) k.thread_count = static_cast<int>(v->as_int_in(0, 1 << 20));
+      if (auto v = entry.find("block_count")) k.block_count = static_cast<int>(v->as_int_in(0, INT32_MAX));
+      if (auto v = entry.find("shared_memory")) k.shared_memory = v->as_int();
+      if (auto v = entry.find("cuda_launch_times")) {
+        const auto xs = v->items();
+        if (xs.size() != 3) v->fail("must hold 3 times");
+        k.launch_before = read_seconds(xs[0]);
+        k.launch_after = read_seconds(xs[1]);
+        if (xs[2].as_number() != 0.0) k.sync_after = read_seconds(xs[2]);
+      }
+      const JsonNode bt = entry.at("block_times");
+      const auto times = bt.items();
+      const auto smids = entry.at("block_smids").items();
+      if (times.size() % 2 != 0) bt.fail("must hold start/end pairs");
+      if (smids.size() * 2 != times.size()) entry.at("block_smids").fail("must hold one SM id per block");
+      for (std::size_t b = 0; b < smids.size(); ++b) {
+        BlockRecord r{read_seconds(times[2 * b]), read_seconds(times[2 * b + 1]),
+                      static_cast<int>(smids[b].as_int_in(0, 1 << 16))};
+        if (r.end < r.start) times[2 * b + 1].fail("block ends before it starts");
+        max_sm = std::max(max_sm, r.sm);
+        k.blocks.push_back(r);
+      }
+      inst.iterations.back().kernels.push_back(std::move(k));
+    }
+    trace.instances.push_back(std::move(inst));
+  }
+  trace.sms = std::max(trace.sms, max_sm + 1);
+  if (trace.max_threads_per_sm == 0) {
+    // Measured files do not say; use the largest block seen twice over as a lane scale.
+    int largest = 1;
+    for (const auto& inst : trace.instances)
+      for (const auto& it : inst.iterations)
+        for (const auto& k : it.kernels) largest = std::max(largest, k.thread_count);
+    trace.max_threads_per_sm = 2 * largest;
+  }
+  return trace;
+}
+
+}  // namespace gpurt

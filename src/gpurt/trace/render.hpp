@@ -1,0 +1,25 @@
+// Pictures and interactive traces of a Trace (simulated or measured).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "gpurt/core/json.hpp"
+#include "gpurt/trace/trace.hpp"
+
+namespace gpurt {
+
+struct SvgOptions {
+  int width = 1200;            ///< pixels
+  std::string title;           ///< default: the scenario name and whether simulated
+};
+
+/// A block timeline in the style of the Dissertation's Figure 3.9: one lane per SM, each block
+/// a rectangle as wide as it ran and as tall as its share of the SM's threads, labelled
+/// "kernel:block", coloured by stream, kernel releases as arrows under the time axis, legend.
+std::string render_svg_timeline(const Trace& trace, const SvgOptions& options = {});
+
+/// Chrome/Perfetto trace-event JSON: one track per SM (blocks) and one per instance (iterations).
+Json perfetto_trace(const Trace& trace);
+
+}  // namespace gpurt
