@@ -220,17 +220,26 @@ void Simulator::update_slicing() {
       _draining = false;
       return;
     }
-    if (next == _active && !_draining) return;
-    const bool first = _active < 0;
-    _active = next;
-    _draining = false;
-    ++_slice_id;
-    if (!first && _scenario.sim.context_switch.count() > 0) {
-      _switching = true;
-      schedule(_now + _scenario.sim.context_switch, EventKind::switch_done, _slice_id);
-    } else {
-      schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
+    if (next != _active || _draining) {
+      const bool first = _active < 0;
+      _active = next;
+      _draining = false;
+      ++_slice_id;
+      _slice_armed = true;
+      if (!first && _scenario.sim.context_switch.count() > 0) {
+        _switching = true;
+        schedule(_now + _scenario.sim.context_switch, EventKind::switch_done, _slice_id);
+      } else {
+        schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
+      }
+      return;
     }
+  }
+  // The active context got new work after its slice timer lapsed: start a fresh slice.
+  if (!_slice_armed && !_draining && _contexts[static_cast<std::size_t>(_active)].has_pending()) {
+    ++_slice_id;
+    _slice_armed = true;
+    schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
   }
 }
 
@@ -268,10 +277,13 @@ void Simulator::handle(const Event& e) {
       break;
     case EventKind::slice_end:
       if (e.a == _slice_id && _active >= 0) {
+        _slice_armed = false;
         const int next = next_context_with_work(_active);
+        const Context& a = _contexts[static_cast<std::size_t>(_active)];
         if (next >= 0 && next != _active) {
-          _draining = true;
-        } else {
+          _draining = true;  // someone else is waiting: stop dispatching, let blocks drain
+        } else if (a.has_pending() || a.running_blocks > 0) {
+          _slice_armed = true;  // no one else wants the GPU: the slice is renewed
           schedule(_now + _scenario.sim.time_slice, EventKind::slice_end, _slice_id);
         }
       }

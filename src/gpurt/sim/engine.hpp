@@ -129,7 +129,7 @@ class Simulator {
 
   // Time slicing among contexts (Dissertation §3.2): one context's blocks at a time.
   int _active = -1;
-  bool _draining = false, _switching = false;
+  bool _draining = false, _switching = false, _slice_armed = false;
   int _slice_id = 0;
 };
 

@@ -20,6 +20,8 @@ struct Host {
   std::uint64_t wait_seq = 0;
   std::size_t action = 0;
   bool delay_done = false;
+  bool calling = false;                 ///< inside a call that may block on the CPU
+  Nanos call_start{0};                  ///< when the current call began
   bool holds_cpu_barrier = false;
   bool barrier_passed = false;
   bool warmup = false;
@@ -171,6 +173,10 @@ void Simulator::host_step(int index) {
         const HostAction& a = inst.actions[h.action];
         const bool issues_work = a.kind == HostAction::Kind::kernel || a.kind == HostAction::Kind::copy ||
                                  a.kind == HostAction::Kind::memset;
+        if (!h.calling) {
+          h.calling = true;
+          h.call_start = _now;
+        }
         // Pitfall 3.4: while another thread of the context is inside cudaFree, launches block
         // on the CPU until it returns.
         if (issues_work && ctx.cpu_barrier > 0 && !h.holds_cpu_barrier) {
@@ -195,7 +201,7 @@ void Simulator::host_step(int index) {
               r.block_count = a.kernel.blocks;
               r.thread_count = a.kernel.shape.threads;
               r.shared_memory = a.kernel.shape.shared_memory;
-              r.launch_before = _now;
+              r.launch_before = h.call_start;  // a launch blocked on the CPU shows as a long call
               r.launch_after = _now + call_cost;
               if (!_scenario.omit_block_times) r.blocks.resize(static_cast<std::size_t>(a.kernel.blocks));
               _records.push_back(std::move(r));
@@ -257,6 +263,7 @@ void Simulator::host_step(int index) {
             wait_for_call = true;
             break;
         }
+        h.calling = false;
         if (wait_for_call) h.wait = Host::Wait::context;
         ++h.action;
         h.phase = h.action < inst.actions.size() ? Host::Phase::action_delay : Host::Phase::final_sync;

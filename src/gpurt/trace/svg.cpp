@@ -93,7 +93,7 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
 
   const int width = std::max(400, options.width);
   const double left = 70, right = 20, top = 40;
-  const double lane_h = std::clamp(900.0 / sms, 10.0, 60.0);
+  const double lane_h = std::clamp(640.0 / sms, 10.0, 160.0);
   const double plot_w = width - left - right;
   const double plot_h = lane_h * sms;
   const double legend_rows = static_cast<double>(trace.instances.size());

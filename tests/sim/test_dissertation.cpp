@@ -1,0 +1,100 @@
+// The Dissertation's §3.4-§3.5 scenarios on the Jetson TX2 (2 SMs of 2,048 threads), as
+// bundled configs, with the block start times the text describes. Times are in seconds;
+// launch latencies are 0 (the default), so releases are exact.
+#include "sim_helpers.hpp"
+
+using namespace gpurt;
+using namespace gpurt::test;
+
+// Fig. 3.9: K1 = 7 x 512 threads (1 s) spreads round-robin: SM 0 gets blocks 0,2,4,6 (2,048
+// threads), SM 1 gets 1,3,5 (1,536). K2 (2 x 1,024, at 0.25) cannot fit; K3 (1 x 256, at 0.5)
+// would fit on SM 1 but must not cut ahead of K2 (Rule B1). At 1.0 K1 ends; K2 and K3 start.
+TEST(Dissertation, Fig3_9_NoCuttingAhead) {
+  const SimResult r = run_example("cut_ahead.json", "jetson-tx2");
+  const auto& k1 = kernel(r, "Released first");
+  EXPECT_EQ(starts(k1), std::vector<double>(7, 0.0));
+  EXPECT_EQ(sms(k1), (std::vector<int>{0, 1, 0, 1, 0, 1, 0}));
+  const auto& k2 = kernel(r, "Released second");
+  EXPECT_EQ(starts(k2), (std::vector<double>{1.0, 1.0}));
+  const auto& k3 = kernel(r, "Released 3rd, could cut ahead");
+  EXPECT_EQ(starts(k3), (std::vector<double>{1.0}));
+  EXPECT_DOUBLE_EQ(s(k3.launch_before), 0.5);
+  EXPECT_DOUBLE_EQ(s(*k3.sync_after), 1.5);
+}
+
+// Fig. 3.11: K1 and K2 (2 x 1,024 each) fill both SMs; K3 and K4 wait until 1.0.
+TEST(Dissertation, Fig3_11_ConcurrentKernels) {
+  const SimResult r = run_example("concurrent_kernels.json", "jetson-tx2");
+  EXPECT_EQ(starts(kernel(r, "K1")), (std::vector<double>{0, 0}));
+  EXPECT_EQ(starts(kernel(r, "K2")), (std::vector<double>{0, 0}));
+  EXPECT_EQ(starts(kernel(r, "K3")), (std::vector<double>{1, 1}));
+  EXPECT_EQ(starts(kernel(r, "K4")), (std::vector<double>{1, 1}));
+  EXPECT_EQ(sms(kernel(r, "K1")), (std::vector<int>{0, 1}));
+}
+
+// Fig. 3.12: 8 of K1's 18 blocks fit at once (4 x 512 per SM): waves at 0, 1 and 2 s. K2
+// (1 x 256, at 0.25) fits beside the last wave and starts only then (Rule C).
+TEST(Dissertation, Fig3_12_GreedyDispatch) {
+  const SimResult r = run_example("greedy.json", "jetson-tx2");
+  std::vector<double> expected(8, 0.0);
+  expected.insert(expected.end(), 8, 1.0);
+  expected.insert(expected.end(), 2, 2.0);
+  EXPECT_EQ(starts(kernel(r, "K1")), expected);
+  EXPECT_EQ(starts(kernel(r, "K2")), (std::vector<double>{2.0}));
+}
+
+// Fig. 3.13: K1 = 7 x 512 leaves 512 threads on SM 1. K2 (1 x 1,024) cannot run beside it and
+// starts at 1.0; K3 (1 x 256) would fit at 0.25 but follows K2 in its stream: starts at 1.5.
+TEST(Dissertation, Fig3_13_FifoWithinAStream) {
+  const SimResult r = run_example("stream_fifo.json", "jetson-tx2");
+  EXPECT_EQ(starts(kernel(r, "K2")), (std::vector<double>{1.0}));
+  EXPECT_EQ(starts(kernel(r, "K3")), (std::vector<double>{1.5}));
+}
+
+// Fig. 3.14: K1 then K2 in one stream at 0 (4 x 1,024 each: the whole GPU), K3 in another at
+// 0.25. K3 enters the primary queue at 0.25, K2 only when K1 completes at 1.0: K3 runs first.
+TEST(Dissertation, Fig3_14_FifoInThePrimaryQueue) {
+  const SimResult r = run_example("primary_fifo.json", "jetson-tx2");
+  EXPECT_EQ(starts(kernel(r, "K1")), std::vector<double>(4, 0.0));
+  EXPECT_EQ(starts(kernel(r, "K3")), std::vector<double>(4, 1.0));
+  EXPECT_EQ(starts(kernel(r, "K2")), std::vector<double>(4, 2.0));
+}
+
+// Figs. 3.15 / 3.16: launch order decides concurrency. K1 first: its six 512-thread blocks
+// leave 512 threads per SM, so K2's 1,024-thread block waits to 1.0 (both done at 2.0).
+// K2 first: it takes SM 0, K1's blocks fill the rest at 0.25 (both done at 1.25).
+TEST(Dissertation, Fig3_15_16_OrderingEffect) {
+  const SimResult a = run_example("ordering_prevents.json", "jetson-tx2");
+  EXPECT_EQ(sms(kernel(a, "K1")), (std::vector<int>{0, 1, 0, 1, 0, 1}));
+  EXPECT_EQ(starts(kernel(a, "K2")), (std::vector<double>{1.0}));
+  EXPECT_DOUBLE_EQ(last_end(kernel(a, "K2")), 2.0);
+
+  const SimResult b = run_example("ordering_allows.json", "jetson-tx2");
+  EXPECT_EQ(sms(kernel(b, "K2")), (std::vector<int>{0}));
+  EXPECT_EQ(starts(kernel(b, "K1")), std::vector<double>(6, 0.25));
+  EXPECT_EQ(sms(kernel(b, "K1")), (std::vector<int>{1, 0, 1, 0, 1, 1}));
+  EXPECT_DOUBLE_EQ(last_end(kernel(b, "K1")), 1.25);
+}
+
+// Fig. 3.18: K3 in the NULL stream waits for K1 (0-1) and K2 (0.2-1.2) although the GPU has
+// room; K4, launched at 0.6 in its own stream, waits for K3 (1.2-2.2).
+TEST(Dissertation, Fig3_18_NullStreamSerialises) {
+  const SimResult r = run_example("null_stream.json", "jetson-tx2");
+  EXPECT_EQ(starts(kernel(r, "K1")), (std::vector<double>{0, 0}));
+  EXPECT_EQ(starts(kernel(r, "K2")), (std::vector<double>{0.2, 0.2}));
+  EXPECT_EQ(starts(kernel(r, "K3 (NULL stream)")), (std::vector<double>{1.2, 1.2}));
+  EXPECT_EQ(starts(kernel(r, "K4")), (std::vector<double>{2.2, 2.2}));
+}
+
+// Fig. 3.19: cudaFree at 0.4 returns when K1 and K2 are done (1.2); K3 launches 0.2 s later
+// (1.4). K4's launch call, made at 0.6, blocks on the CPU until 1.2 (Pitfall 3.4).
+TEST(Dissertation, Fig3_19_CudaFreeBlocksOtherThreads) {
+  const SimResult r = run_example("cuda_free.json", "jetson-tx2");
+  const auto& k3 = kernel(r, "K3");
+  EXPECT_DOUBLE_EQ(s(k3.launch_before), 1.4);
+  EXPECT_EQ(starts(k3), (std::vector<double>{1.4, 1.4}));
+  const auto& k4 = kernel(r, "K4");
+  EXPECT_DOUBLE_EQ(s(k4.launch_before), 0.6);
+  EXPECT_DOUBLE_EQ(s(k4.launch_after), 1.2);
+  EXPECT_EQ(starts(k4), (std::vector<double>{1.2, 1.2}));
+}

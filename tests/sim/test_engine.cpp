@@ -1,0 +1,213 @@
+// Simulator semantics beyond the seeds' figures: stream priorities, SM masks, contexts and time
+// slicing, copy engines, counter_spin calibration, the interference model, iterations, and
+// invariants on random scenarios.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "gpurt/core/rng.hpp"
+#include "sim_helpers.hpp"
+
+using namespace gpurt;
+using namespace gpurt::test;
+
+namespace {
+
+const Platform& tx2() { return *find_platform_preset("jetson-tx2"); }
+
+std::string spin(const std::string& label, int threads, int blocks, long long ns, double release = 0,
+                 const std::string& extra = "") {
+  return fmt::format(R"({{"filename": "timer_spin.so", "log_name": "{0}.json", "label": "{0}",
+      "thread_count": {1}, "block_count": {2}, "additional_info": {3}, "release_time": {4}{5}}})",
+                     label, threads, blocks, ns, release, extra);
+}
+
+std::string scenario(const std::vector<std::string>& benchmarks, const std::string& top = "") {
+  std::string list;
+  for (const auto& b : benchmarks) list += (list.empty() ? "" : ", ") + b;
+  return fmt::format(R"({{"name": "t", "max_iterations": 1, "max_time": 0{}, "benchmarks": [{}]}})", top, list);
+}
+
+}  // namespace
+
+// Two kernels wait behind a GPU-filling one; the later-released one has the higher priority
+// (-1) and is dispatched first when space frees; running blocks are never preempted.
+TEST(Engine, StreamPriorityDispatchesFirstButDoesNotPreempt) {
+  const SimResult r = run_text(scenario({spin("fill", 1024, 4, 1'000'000'000),
+                                         spin("low", 1024, 4, 1'000'000'000, 0.1),
+                                         spin("high", 1024, 4, 1'000'000'000, 0.2, R"(, "stream_priority": -1)")}),
+                               tx2());
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "fill")), 0.0);
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "high")), 1.0);
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "low")), 2.0);
+}
+
+// libsmctrl convention: a set bit disables a TPC; "~" inverts. On the RTX 3060 Ti (19 TPCs of 2
+// SMs), "~0x3" enables TPCs 0-1 = SMs 0-3; "0x7fffc" disables TPCs 2-18, the same partition.
+TEST(Engine, SmMaskConfinesBlocks) {
+  const Platform& p = *find_platform_preset("rtx3060ti");
+  for (const char* mask : {"~0x3", "0x7fffc"}) {
+    const SimResult r = run_text(
+        scenario({spin("masked", 256, 40, 1'000'000, 0, fmt::format(R"(, "sm_mask": "{}")", mask))}), p);
+    std::map<int, int> per_sm;
+    for (const auto& b : kernel(r, "masked").blocks) ++per_sm[b.sm];
+    EXPECT_EQ(per_sm.size(), 4u) << mask;
+    for (const auto& [sm, n] : per_sm) {
+      EXPECT_LT(sm, 4) << mask;
+      EXPECT_EQ(n, 10) << mask;  // round-robin over the four allowed SMs
+    }
+  }
+}
+
+// use_processes: each instance its own context; contexts time-slice (2 ms slices by default),
+// so blocks of different contexts never overlap in time even though both would fit.
+TEST(Engine, ContextsTimeSliceAndNeverCoRun) {
+  const SimResult r = run_text(scenario({spin("A", 256, 2, 5'000'000), spin("B", 256, 2, 5'000'000)},
+                                        R"(, "use_processes": true)"),
+                               tx2());
+  const auto& a = kernel(r, "A");
+  const auto& b = kernel(r, "B");
+  EXPECT_DOUBLE_EQ(first_start(a), 0.0);
+  // A's blocks run to completion (no preemption); B gets the GPU once they drain.
+  EXPECT_DOUBLE_EQ(first_start(b), last_end(a));
+  const SimResult shared = run_text(scenario({spin("A", 256, 2, 5'000'000), spin("B", 256, 2, 5'000'000)}), tx2());
+  EXPECT_DOUBLE_EQ(first_start(kernel(shared, "B")), 0.0);  // threads share a context: co-run
+}
+
+TEST(Engine, ContextsAlternateAtSliceBoundaries) {
+  // Each context launches 1 ms kernels back to back for 10 iterations; with 2 ms slices the
+  // GPU alternates: a context keeps it for ~2 ms, then the other runs.
+  const std::string top = R"(, "use_processes": true, "gpurt_sim": {"time_slice_ns": 2000000})";
+  const SimResult r = run_text(scenario({spin("A", 256, 1, 1'000'000), spin("B", 256, 1, 1'000'000)}, top), tx2());
+  std::vector<std::pair<double, char>> runs;
+  for (const auto& inst : r.trace.instances)
+    for (const auto& it : inst.iterations)
+      for (const auto& k : it.kernels) runs.emplace_back(first_start(k), k.name[0]);
+  std::sort(runs.begin(), runs.end());
+  ASSERT_GE(runs.size(), 2u);
+  for (std::size_t i = 1; i < runs.size(); ++i) EXPECT_GT(runs[i].first, runs[i - 1].first - 1e-12);
+  EXPECT_NE(runs.front().second, runs.back().second);
+}
+
+// Copies: FIFO per engine, non-preemptive, duration = bytes / bandwidth. Two host-to-device
+// copies in different streams serialise on engine 0; a device-to-host copy uses engine 1.
+TEST(Engine, CopyEnginesSerialiseByDirection) {
+  const auto copy = [](const char* name, const char* dir, double release) {
+    return fmt::format(R"({{"filename": "stream_action.so", "log_name": "{0}.json", "label": "{0}",
+        "thread_count": 32, "block_count": 1, "release_time": {2}, "additional_info": {{"actions": [
+          {{"type": "memcpy", "parameters": {{"size": 12000000, "direction": "{1}"}}}}]}}}})",
+                       name, dir, release);
+  };
+  const std::string top = R"(, "gpurt_sim": {"copy_bandwidth_bytes_per_s": 12e9})";
+  const SimResult r = run_text(scenario({copy("h2d-a", "hostToDevice", 0), copy("h2d-b", "hostToDevice", 0),
+                                         copy("d2h", "deviceToHost", 0)},
+                                        top),
+                               *find_platform_preset("rtx3060ti"));
+  // 12 MB at 12 GB/s = 1 ms each.
+  const auto end = [&](const char* name) {
+    for (const auto& inst : r.trace.instances)
+      if (inst.label == name) return s(inst.iterations[0].execute_end);
+    return -1.0;
+  };
+  EXPECT_DOUBLE_EQ(end("h2d-a"), 0.001);
+  EXPECT_DOUBLE_EQ(end("h2d-b"), 0.002);
+  EXPECT_DOUBLE_EQ(end("d2h"), 0.001);
+}
+
+TEST(Engine, CounterSpinUsesTheStatedCalibration) {
+  const std::string b = R"({"filename": "counter_spin.so", "log_name": "c.json", "label": "c",
+      "thread_count": 128, "block_count": 1, "additional_info": 1000000})";
+  EXPECT_DOUBLE_EQ(last_end(kernel(run_text(scenario({b}), tx2()), "c")), 0.001);  // 1 ns per iteration
+  const SimResult r = run_text(scenario({b}, R"(, "gpurt_sim": {"counter_spin_ns_per_iteration": 2.5})"), tx2());
+  EXPECT_DOUBLE_EQ(last_end(kernel(r, "c")), 0.0025);
+}
+
+TEST(Engine, IterationsPeriodsAndMaxTime) {
+  // Period 10 ms, 3 ms kernels: iterations start at 0, 10, 20 ms.
+  const SimResult r = run_text(
+      scenario({spin("p", 256, 1, 3'000'000, 0, R"(, "period": 0.01, "max_iterations": 3)")}), tx2());
+  ASSERT_EQ(r.trace.instances[0].iterations.size(), 3u);
+  for (int j = 0; j < 3; ++j) EXPECT_DOUBLE_EQ(first_start(kernel(r, "p", static_cast<std::size_t>(j))), 0.01 * j);
+  // max_time 10 ms, back-to-back 3 ms kernels: iterations start at 0, 3, 6, 9 ms (4 of them).
+  const SimResult t = run_text(
+      R"({"name": "t", "max_iterations": 0, "max_time": 0.01, "benchmarks": [)" + spin("m", 256, 1, 3'000'000) + "]}",
+      tx2());
+  EXPECT_EQ(t.trace.instances[0].iterations.size(), 4u);
+}
+
+TEST(Engine, WarmupIterationIsNotRecorded) {
+  const SimResult r = run_text(scenario({spin("w", 256, 1, 1'000'000)}, R"(, "do_warmup": true)"), tx2());
+  ASSERT_EQ(r.trace.instances[0].iterations.size(), 1u);
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "w")), 0.001);  // after the 1 ms warm-up iteration
+}
+
+TEST(Engine, SyncEveryIterationAlignsInstances) {
+  // A (1 ms) and B (3 ms), 2 iterations each with a barrier: A's second kernel starts at 3 ms.
+  const SimResult r = run_text(R"({"name": "t", "max_iterations": 2, "max_time": 0, "sync_every_iteration": true,
+      "benchmarks": [)" + spin("A", 256, 1, 1'000'000) + ", " + spin("B", 256, 1, 3'000'000) + "]}",
+                               tx2());
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "A", 1)), 0.003);
+}
+
+// Interference model: with slowdown 1.5, a block that starts while another kernel runs takes
+// 1.5 times as long (here: B starts while A runs).
+TEST(Engine, InterferenceSlowdownAppliesWhenKernelsCoRun) {
+  Platform p = tx2();
+  Scenario sc = parse_scenario(parse_json(scenario({spin("A", 256, 1, 1'000'000), spin("B", 256, 1, 1'000'000)}), "t"),
+                               "t", p);
+  for (auto& inst : sc.instances) inst.actions[0].kernel.slowdown = 1.5;
+  const SimResult r = simulate(sc, p);
+  EXPECT_DOUBLE_EQ(last_end(kernel(r, "A")), 0.001);   // started alone
+  EXPECT_DOUBLE_EQ(last_end(kernel(r, "B")), 0.0015);  // started beside A
+}
+
+// Invariants on random scenarios: no SM ever holds more threads or blocks than it can; blocks
+// of one kernel start in index order; each kernel starts no earlier than its launch; and in a
+// single stream kernels never overlap.
+TEST(Engine, RandomScenariosRespectResourceLimitsAndOrder) {
+  const Platform& p = *find_platform_preset("rtx2080ti");
+  Rng rng(17);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<std::string> benches;
+    const int n = static_cast<int>(rng.uniform_int(1, 6));
+    for (int i = 0; i < n; ++i) {
+      const int threads = static_cast<int>(32 * rng.uniform_int(1, 32));
+      const int blocks = static_cast<int>(rng.uniform_int(1, 300));
+      const long long ns = rng.uniform_int(1'000, 2'000'000);
+      const double release = static_cast<double>(rng.uniform_int(0, 2000)) / 1e6;
+      std::string extra = fmt::format(R"(, "max_iterations": {})", rng.uniform_int(1, 3));
+      if (rng.uniform01() < 0.3) extra += R"(, "stream_priority": -1)";
+      if (rng.uniform01() < 0.3) extra += fmt::format(R"(, "sm_mask": "~0x{:x}")", rng.uniform_int(1, (1 << 20) - 1));
+      benches.push_back(spin(fmt::format("k{}", i), threads, blocks, ns, release, extra));
+    }
+    const SimResult r = run_text(scenario(benches), p);
+    struct Ev { std::int64_t t; int sm, threads, delta; };
+    std::vector<Ev> evs;
+    for (const auto& inst : r.trace.instances) {
+      Nanos previous_end{0};
+      for (const auto& it : inst.iterations) {
+        for (const auto& k : it.kernels) {
+          ASSERT_EQ(k.blocks.size(), static_cast<std::size_t>(k.block_count));
+          for (std::size_t b = 0; b < k.blocks.size(); ++b) {
+            EXPECT_GE(k.blocks[b].start, k.launch_before);
+            EXPECT_GE(k.blocks[b].start, previous_end);  // stream order
+            if (b) {
+              EXPECT_GE(k.blocks[b].start, k.blocks[b - 1].start);
+            }
+            evs.push_back({k.blocks[b].start.count(), k.blocks[b].sm, k.thread_count, +1});
+            evs.push_back({k.blocks[b].end.count(), k.blocks[b].sm, k.thread_count, -1});
+          }
+          for (const auto& b : k.blocks) previous_end = std::max(previous_end, b.end);
+        }
+      }
+    }
+    std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    std::vector<int> threads(static_cast<std::size_t>(p.sms), 0), blocks(static_cast<std::size_t>(p.sms), 0);
+    for (const Ev& e : evs) {
+      threads[static_cast<std::size_t>(e.sm)] += e.delta * e.threads;
+      blocks[static_cast<std::size_t>(e.sm)] += e.delta;
+      ASSERT_LE(threads[static_cast<std::size_t>(e.sm)], p.max_threads);
+      ASSERT_LE(blocks[static_cast<std::size_t>(e.sm)], p.max_blocks);
+    }
+  }
+}
