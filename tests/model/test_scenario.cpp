@@ -1,0 +1,115 @@
+// Reading examiner configs: what each plugin becomes, and every kind of bad config.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/model/scenario.hpp"
+
+using namespace gpurt;
+
+namespace {
+
+const Platform& rtx() { return *find_platform_preset("rtx3060ti"); }
+
+Json valid() {
+  return parse_json(R"({
+    "name": "s", "max_iterations": 2, "max_time": 0, "use_processes": false, "cuda_device": 0,
+    "benchmarks": [
+      {"filename": "./bin/timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": [16, 16],
+       "block_count": 4, "data_size": 0, "additional_info": 1500, "release_time": 0.25, "sm_mask": "~0x3"},
+      {"filename": "./bin/multikernel.so", "log_name": "b.json", "thread_count": 0, "block_count": 0,
+       "additional_info": [{"kernel_label": "K1", "duration": 1000, "block_count": 2, "thread_count": 64},
+                           {"kernel_label": "K2", "duration": 2000, "block_count": 1, "thread_count": 32, "delay": 0.001}]},
+      {"filename": "stream_action.so", "log_name": "c.json", "thread_count": 128, "block_count": 2,
+       "additional_info": {"use_null_stream": true, "actions": [
+         {"type": "memcpy", "parameters": {"size": 4096, "direction": "hostToDevice"}},
+         {"type": "kernel", "label": "K", "parameters": {"duration": 500, "type": "counter_spin", "shared_memory_size": 4096}},
+         {"type": "synchronize", "parameters": {"device": true}}]}}
+    ]})", "c.json");
+}
+
+std::string error_after(const std::function<void(Json&)>& edit) {
+  Json doc = valid();
+  edit(doc);
+  try {
+    parse_scenario(doc, "c.json", rtx());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace
+
+TEST(Scenario, PluginsBecomeHostPrograms) {
+  const Scenario s = parse_scenario(valid(), "c.json", rtx());
+  ASSERT_EQ(s.instances.size(), 3u);
+  const auto& a = s.instances[0];
+  EXPECT_EQ(a.plugin, "timer_spin");
+  EXPECT_EQ(a.thread_count, 256);  // [16, 16] read fully
+  EXPECT_EQ(a.release_time, Nanos{250'000'000});
+  ASSERT_EQ(a.actions.size(), 1u);
+  EXPECT_EQ(a.actions[0].kernel.block_time, Nanos{1500});
+  EXPECT_EQ(a.actions[0].kernel.blocks, 4);
+  // "~0x3": TPCs 0 and 1 enabled = SMs 0-3 of 38.
+  ASSERT_EQ(a.sm_mask.size(), 38u);
+  EXPECT_EQ(std::count(a.sm_mask.begin(), a.sm_mask.end(), true), 4);
+  EXPECT_TRUE(a.sm_mask[3] && !a.sm_mask[4]);
+  const auto& b = s.instances[1];
+  ASSERT_EQ(b.actions.size(), 2u);
+  EXPECT_EQ(b.actions[1].delay, Nanos{1'000'000});
+  EXPECT_EQ(b.actions[1].kernel.name, "K2");
+  const auto& c = s.instances[2];
+  EXPECT_TRUE(c.null_stream);
+  ASSERT_EQ(c.actions.size(), 3u);
+  EXPECT_EQ(c.actions[0].kind, HostAction::Kind::copy);
+  EXPECT_EQ(c.actions[1].kernel.shape.shared_memory, 16384);
+  EXPECT_TRUE(c.actions[1].kernel.counter_spin);
+  EXPECT_EQ(c.actions[1].kernel.blocks, 2);  // defaults to the benchmark's block_count
+  EXPECT_EQ(c.actions[2].kind, HostAction::Kind::sync_device);
+  EXPECT_EQ(s.max_iterations, 2);
+}
+
+TEST(Scenario, BadConfigsNameFilePathAndValue) {
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["filename"] = "./bin/mandelbrot.so"; }),
+            "c.json: benchmarks[0].filename = \"./bin/mandelbrot.so\": plugin \"mandelbrot\" cannot be simulated "
+            "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action)");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["block_count"] = 0; }),
+            "c.json: benchmarks[0].block_count = 0: must be in 1..2147483648");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["thread_count"] = 2048; }),
+            "c.json: benchmarks[0].thread_count = 2048: a block of 2048 threads does not fit rtx3060ti (at most "
+            "1024 threads per block, 1536 per SM)");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "~0x100000"; }),
+            "c.json: benchmarks[0].sm_mask = \"~0x100000\": names unit 20 but rtx3060ti has 19 units of 2 SM(s) "
+            "(bits 0..18)");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "0x7ffff"; }),
+            "c.json: benchmarks[0].sm_mask = \"0x7ffff\": disables every SM: no block could ever run");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "0xzz"; }),
+            "c.json: benchmarks[0].sm_mask = \"0xzz\": 'z' is not a hexadecimal digit");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["thread_cnt"] = 1; }),
+            "c.json: benchmarks[0].thread_cnt: unknown key (did you mean \"thread_count\"?)");
+  EXPECT_EQ(error_after([](Json& d) { d["max_iterations"] = 0; }),
+            "c.json: benchmarks[0]: runs forever: max_iterations and max_time are both 0 (unlimited)");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["additional_info"] = -5; }),
+            "c.json: benchmarks[0].additional_info = -5: must be > 0");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["release_time"] = -1; }),
+            "c.json: benchmarks[0].release_time = -1: must be >= 0");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1]["log_name"] = "a.json"; }),
+            "c.json: benchmarks[1].log_name = \"a.json\": log file \"a.json\" is also written by an earlier benchmark");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1]["additional_info"][0]["block_count"] = 0; }),
+            "c.json: benchmarks[1].additional_info[0].block_count = 0: must be in 1..2147483648");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][2]["additional_info"]["actions"][1]["type"] = "launch"; }),
+            "c.json: benchmarks[2].additional_info.actions[1].type = \"launch\": must be one of \"kernel\", "
+            "\"malloc\", \"free\", \"memset\", \"memcpy\", \"synchronize\"");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][2]["additional_info"]["actions"][0]["parameters"]["direction"] = "sideways";
+            }),
+            "c.json: benchmarks[2].additional_info.actions[0].parameters.direction = \"sideways\": must be "
+            "\"hostToDevice\", \"deviceToHost\" or \"deviceToDevice\"");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"] = Json::array(); }),
+            "c.json: benchmarks = []: must list at least one benchmark");
+  EXPECT_EQ(error_after([](Json& d) { d.erase("name"); }), "c.json: (top level): missing required key \"name\"");
+  EXPECT_EQ(error_after([](Json& d) { d["gpurt_sim"] = Json{{"placement", "random"}}; }),
+            "c.json: gpurt_sim.placement = \"random\": must be \"round-robin\" or \"least-loaded\"");
+}

@@ -1,0 +1,83 @@
+// Writers and readers of the trace: examiner JSON round trip, SVG and Perfetto content.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/sim/simulate.hpp"
+#include "gpurt/trace/examiner_json.hpp"
+#include "gpurt/trace/render.hpp"
+
+using namespace gpurt;
+
+namespace {
+SimResult cut_ahead() {
+  const Platform& p = *find_platform_preset("jetson-tx2");
+  return simulate(load_scenario(GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json", p), p);
+}
+}  // namespace
+
+TEST(Trace, ExaminerJsonHasTheExaminerSchemaAndReadsBack) {
+  const SimResult r = cut_ahead();
+  const Json doc = examiner_result(r.trace, r.trace.instances[1]);
+  EXPECT_EQ(doc["scenario_name"], "Cutting ahead test");
+  EXPECT_EQ(doc["label"], "Released second");
+  EXPECT_DOUBLE_EQ(doc["release_time"].get<double>(), 0.25);
+  ASSERT_EQ(doc["times"].size(), 3u);  // blank, CPU times, one kernel
+  EXPECT_TRUE(doc["times"][0].empty());
+  const Json& k = doc["times"][2];
+  EXPECT_EQ(k["block_times"], Json({1.0, 1.5, 1.0, 1.5}));
+  EXPECT_EQ(k["block_smids"], Json({1, 0}));
+  EXPECT_EQ(k["cuda_launch_times"], Json({0.25, 0.25, 1.5}));
+  EXPECT_EQ(k["thread_count"], 1024);
+
+  const auto dir = std::filesystem::temp_directory_path() / ("gpurt-trace-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> files;
+  for (const auto& inst : r.trace.instances) {
+    files.push_back((dir / inst.log_name).string());
+    write_file_atomically(files.back(), examiner_result(r.trace, inst).dump());
+  }
+  const Trace back = load_examiner_results(files);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(back.simulated);
+  EXPECT_EQ(back.sms, 2);
+  ASSERT_EQ(back.instances.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& a = r.trace.instances[i].iterations[0].kernels[0];
+    const auto& b = back.instances[i].iterations[0].kernels[0];
+    ASSERT_EQ(a.blocks.size(), b.blocks.size());
+    for (std::size_t j = 0; j < a.blocks.size(); ++j) {
+      EXPECT_EQ(a.blocks[j].start, b.blocks[j].start);
+      EXPECT_EQ(a.blocks[j].end, b.blocks[j].end);
+      EXPECT_EQ(a.blocks[j].sm, b.blocks[j].sm);
+    }
+  }
+}
+
+TEST(Trace, SvgDrawsEveryBlockWithItsLabelAndAReleaseArrowPerKernel) {
+  const SimResult r = cut_ahead();
+  const std::string svg = render_svg_timeline(r.trace);
+  const auto count = [&](const std::string& needle) {
+    int n = 0;
+    for (auto pos = svg.find(needle); pos != std::string::npos; pos = svg.find(needle, pos + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<title>"), 10);  // 7 + 2 + 1 blocks
+  EXPECT_EQ(count("<path "), 3);    // one release arrow per kernel
+  EXPECT_NE(svg.find(">Released second:0<"), std::string::npos);
+  EXPECT_NE(svg.find("simulated by gpurt on jetson-tx2"), std::string::npos);
+  EXPECT_NE(svg.find(">SM 1<"), std::string::npos);
+}
+
+TEST(Trace, PerfettoHasOneTrackPerSmAndOneEventPerBlock) {
+  const SimResult r = cut_ahead();
+  const Json t = perfetto_trace(r.trace);
+  int blocks = 0, sm_tracks = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X" && e["pid"] == 1) ++blocks;
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 1) ++sm_tracks;
+  }
+  EXPECT_EQ(blocks, 10);
+  EXPECT_EQ(sm_tracks, 2);
+}
