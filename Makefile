@@ -15,9 +15,15 @@ build: setup
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_ARGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job on the bundled example.
+# The main job on bundled examples: a bound (SMLP analysis), a prediction (the simulator on the
+# Dissertation's cutting-ahead experiment) and its timeline picture.
 demo: build
 	$(GPURT) analyze smlp examples/smlp/cufft-rtx3060ti.json
+	@echo
+	$(GPURT) simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out $(BUILD)/demo \
+	  --svg $(BUILD)/demo/timeline.svg --perfetto $(BUILD)/demo/timeline.perfetto.json
+	@echo
+	@echo "timeline picture: $(BUILD)/demo/timeline.svg (interactive: load $(BUILD)/demo/timeline.perfetto.json in ui.perfetto.dev)"
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

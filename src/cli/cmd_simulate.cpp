@@ -70,21 +70,29 @@ void run_simulate(const SimulateArgs& a) {
     const auto n = static_cast<std::int64_t>(inst.iterations.size());
     const Nanos mean = n ? Nanos{total.count() / n} : Nanos{0};
     const std::string path = output_path(a.out, inst.log_name);
-    summary.push_back(Json{{"label", inst.label}, {"plugin", inst.benchmark_name}, {"iterations", n},
-                           {"kernels", kernels}, {"mean_execute_s", from_nanos(mean, TimeUnit::s)},
-                           {"worst_execute_s", from_nanos(worst, TimeUnit::s)}, {"output", path}});
+    summary.push_back(Json{{"label", inst.label},
+                           {"plugin", inst.benchmark_name},
+                           {"iterations", n},
+                           {"kernels", kernels},
+                           {"mean_execute_s", from_nanos(mean, TimeUnit::s)},
+                           {"worst_execute_s", from_nanos(worst, TimeUnit::s)},
+                           {"output", path}});
     t.add({inst.label.empty() ? inst.log_name : inst.label, inst.benchmark_name, std::to_string(n),
            std::to_string(kernels), format_time(mean, TimeUnit::s), format_time(worst, TimeUnit::s), path});
   }
   if (a.json) {
-    fmt::print("{}\n", Json{{"scenario", scenario.name}, {"platform", platform.id}, {"simulated", true},
-                            {"blocks", result.stats.blocks}, {"end_time_s", from_nanos(result.stats.end_time, TimeUnit::s)},
+    fmt::print("{}\n", Json{{"scenario", scenario.name},
+                            {"platform", platform.id},
+                            {"simulated", true},
+                            {"blocks", result.stats.blocks},
+                            {"end_time_s", from_nanos(result.stats.end_time, TimeUnit::s)},
                             {"instances", summary}}
                            .dump(2));
     return;
   }
-  fmt::print("{} — simulated on {} ({} SMs): {} blocks, {} kernels, ends at {} s\n\n", scenario.name, platform.id,
-             platform.sms, result.stats.blocks, result.stats.kernels, format_time(result.stats.end_time, TimeUnit::s));
+  fmt::print("{} — simulated on {} ({} SMs): {} blocks, {} kernels, ends at {} s\n\n", scenario.name,
+             platform.id, platform.sms, result.stats.blocks, result.stats.kernels,
+             format_time(result.stats.end_time, TimeUnit::s));
   fmt::print("{}", t.render());
 }
 
@@ -101,7 +109,8 @@ void run_plot(const PlotArgs& a) {
     trace.max_threads_per_sm = p.max_threads;
     if (trace.platform.empty()) trace.platform = p.id;
   }
-  if (a.svg.empty() && a.perfetto.empty()) throw InputError("gpurt plot", "give --svg FILE and/or --perfetto FILE");
+  if (a.svg.empty() && a.perfetto.empty())
+    throw InputError("gpurt plot", "give --svg FILE and/or --perfetto FILE");
   if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(trace));
   if (!a.perfetto.empty()) write_file_atomically(a.perfetto, perfetto_trace(trace).dump() + "\n");
 }
@@ -109,11 +118,13 @@ void run_plot(const PlotArgs& a) {
 }  // namespace
 
 void add_simulate(CLI::App& app) {
-  auto* cmd = app.add_subcommand("simulate", "Predict, block by block, what the GPU does with an examiner config");
+  auto* cmd =
+      app.add_subcommand("simulate", "Predict, block by block, what the GPU does with an examiner config");
   cmd->footer(
       "Reads a cuda_scheduling_examiner config (plugins timer_spin, timer_spin_default_stream,\n"
       "counter_spin, multikernel, stream_action) and writes one examiner result file per benchmark.\n"
-      "Example:\n  gpurt simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out results/ --svg cut.svg");
+      "Example:\n  gpurt simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out results/ --svg "
+      "cut.svg");
   auto args = std::make_shared<SimulateArgs>();
   cmd->add_option("CONFIG", args->config, "Examiner config (JSON)")->required();
   cmd->add_option("--platform", args->platform, "Preset id or platform file")->required();

@@ -179,8 +179,9 @@ TEST_F(Cli, DeviceReportsAGpuOrWhyNot) {
 TEST_F(Cli, SimulateWritesOneExaminerResultPerBenchmarkAndPictures) {
   const std::string out = (_dir / "out").string();
   const std::string svg = (_dir / "t.svg").string(), perfetto = (_dir / "t.json").string();
-  const Outcome r = cli("simulate " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + out +
-                        " --svg " + svg + " --perfetto " + perfetto);
+  const Outcome r =
+      cli("simulate " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + out +
+          " --svg " + svg + " --perfetto " + perfetto);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* f : {"cutahead_1.json", "cutahead_2.json", "cutahead_3.json"}) {
     EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
@@ -200,21 +201,25 @@ TEST_F(Cli, SimulateWritesOneExaminerResultPerBenchmarkAndPictures) {
 
 TEST_F(Cli, SimulateBadConfigExitsTwoAndWritesNothing) {
   const std::string out = (_dir / "never").string();
-  const std::string bad = write("bad.json", R"({"name": "x", "max_iterations": 1, "max_time": 0, "benchmarks": [
+  const std::string bad =
+      write("bad.json", R"({"name": "x", "max_iterations": 1, "max_time": 0, "benchmarks": [
       {"filename": "timer_spin.so", "thread_count": 256, "block_count": 1, "additional_info": 1000, "sm_mask": "~0x4"}]})");
   Outcome r = cli("simulate " + bad + " --platform jetson-tx2 --out " + out + " --svg " + out + ".svg");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "gpurt: error: " + bad +
-                       ": benchmarks[0].sm_mask = \"~0x4\": names unit 2 but jetson-tx2 has 2 units of 1 SM(s) (bits 0..1)\n");
+                       ": benchmarks[0].sm_mask = \"~0x4\": names unit 2 but jetson-tx2 has 2 units of 1 "
+                       "SM(s) (bits 0..1)\n");
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(out + ".svg"));
   r = cli("simulate " + bad + " --platform rtx9999 --out " + out);
   EXPECT_EQ(r.code, 2);
   EXPECT_FALSE(fs::exists(out));
-  const std::string big = write("big.json", R"({"name": "x", "max_iterations": 1, "max_time": 0, "benchmarks": [
+  const std::string big =
+      write("big.json", R"({"name": "x", "max_iterations": 1, "max_time": 0, "benchmarks": [
       {"filename": "timer_spin.so", "thread_count": 1024, "block_count": 1, "additional_info": 1000}]})");
-  r = cli("simulate " + big + " --platform " GPURT_SOURCE_DIR "/examples/platforms/pbs-example-2-1.json --out " + out);
+  r = cli("simulate " + big +
+          " --platform " GPURT_SOURCE_DIR "/examples/platforms/pbs-example-2-1.json --out " + out);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("a block of 1024 threads does not fit two-sm-256"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));

@@ -26,7 +26,8 @@ Json valid() {
          {"type": "memcpy", "parameters": {"size": 4096, "direction": "hostToDevice"}},
          {"type": "kernel", "label": "K", "parameters": {"duration": 500, "type": "counter_spin", "shared_memory_size": 4096}},
          {"type": "synchronize", "parameters": {"device": true}}]}}
-    ]})", "c.json");
+    ]})",
+                    "c.json");
 }
 
 std::string error_after(const std::function<void(Json&)>& edit) {
@@ -72,17 +73,20 @@ TEST(Scenario, PluginsBecomeHostPrograms) {
 }
 
 TEST(Scenario, BadConfigsNameFilePathAndValue) {
-  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["filename"] = "./bin/mandelbrot.so"; }),
-            "c.json: benchmarks[0].filename = \"./bin/mandelbrot.so\": plugin \"mandelbrot\" cannot be simulated "
-            "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action)");
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][0]["filename"] = "./bin/mandelbrot.so"; }),
+      "c.json: benchmarks[0].filename = \"./bin/mandelbrot.so\": plugin \"mandelbrot\" cannot be simulated "
+      "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action)");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["block_count"] = 0; }),
             "c.json: benchmarks[0].block_count = 0: must be in 1..2147483648");
-  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["thread_count"] = 2048; }),
-            "c.json: benchmarks[0].thread_count = 2048: a block of 2048 threads does not fit rtx3060ti (at most "
-            "1024 threads per block, 1536 per SM)");
-  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "~0x100000"; }),
-            "c.json: benchmarks[0].sm_mask = \"~0x100000\": names unit 20 but rtx3060ti has 19 units of 2 SM(s) "
-            "(bits 0..18)");
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][0]["thread_count"] = 2048; }),
+      "c.json: benchmarks[0].thread_count = 2048: a block of 2048 threads does not fit rtx3060ti (at most "
+      "1024 threads per block, 1536 per SM)");
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "~0x100000"; }),
+      "c.json: benchmarks[0].sm_mask = \"~0x100000\": names unit 20 but rtx3060ti has 19 units of 2 SM(s) "
+      "(bits 0..18)");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "0x7ffff"; }),
             "c.json: benchmarks[0].sm_mask = \"0x7ffff\": disables every SM: no block could ever run");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "0xzz"; }),
@@ -96,12 +100,14 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["release_time"] = -1; }),
             "c.json: benchmarks[0].release_time = -1: must be >= 0");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1]["log_name"] = "a.json"; }),
-            "c.json: benchmarks[1].log_name = \"a.json\": log file \"a.json\" is also written by an earlier benchmark");
+            "c.json: benchmarks[1].log_name = \"a.json\": log file \"a.json\" is also written by an earlier "
+            "benchmark");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1]["additional_info"][0]["block_count"] = 0; }),
             "c.json: benchmarks[1].additional_info[0].block_count = 0: must be in 1..2147483648");
-  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][2]["additional_info"]["actions"][1]["type"] = "launch"; }),
-            "c.json: benchmarks[2].additional_info.actions[1].type = \"launch\": must be one of \"kernel\", "
-            "\"malloc\", \"free\", \"memset\", \"memcpy\", \"synchronize\"");
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][2]["additional_info"]["actions"][1]["type"] = "launch"; }),
+      "c.json: benchmarks[2].additional_info.actions[1].type = \"launch\": must be one of \"kernel\", "
+      "\"malloc\", \"free\", \"memset\", \"memcpy\", \"synchronize\"");
   EXPECT_EQ(error_after([](Json& d) {
               d["benchmarks"][2]["additional_info"]["actions"][0]["parameters"]["direction"] = "sideways";
             }),
@@ -109,7 +115,10 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
             "\"hostToDevice\", \"deviceToHost\" or \"deviceToDevice\"");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"] = Json::array(); }),
             "c.json: benchmarks = []: must list at least one benchmark");
-  EXPECT_EQ(error_after([](Json& d) { d.erase("name"); }), "c.json: (top level): missing required key \"name\"");
-  EXPECT_EQ(error_after([](Json& d) { d["gpurt_sim"] = Json{{"placement", "random"}}; }),
+  EXPECT_EQ(error_after([](Json& d) { d.erase("name"); }),
+            "c.json: (top level): missing required key \"name\"");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["gpurt_sim"] = Json{{"placement", "random"}};
+            }),
             "c.json: gpurt_sim.placement = \"random\": must be \"round-robin\" or \"least-loaded\"");
 }

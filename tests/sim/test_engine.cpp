@@ -25,7 +25,8 @@ std::string spin(const std::string& label, int threads, int blocks, long long ns
 std::string scenario(const std::vector<std::string>& benchmarks, const std::string& top = "") {
   std::string list;
   for (const auto& b : benchmarks) list += (list.empty() ? "" : ", ") + b;
-  return fmt::format(R"({{"name": "t", "max_iterations": 1, "max_time": 0{}, "benchmarks": [{}]}})", top, list);
+  return fmt::format(R"({{"name": "t", "max_iterations": 1, "max_time": 0{}, "benchmarks": [{}]}})", top,
+                     list);
 }
 
 }  // namespace
@@ -33,10 +34,10 @@ std::string scenario(const std::vector<std::string>& benchmarks, const std::stri
 // Two kernels wait behind a GPU-filling one; the later-released one has the higher priority
 // (-1) and is dispatched first when space frees; running blocks are never preempted.
 TEST(Engine, StreamPriorityDispatchesFirstButDoesNotPreempt) {
-  const SimResult r = run_text(scenario({spin("fill", 1024, 4, 1'000'000'000),
-                                         spin("low", 1024, 4, 1'000'000'000, 0.1),
-                                         spin("high", 1024, 4, 1'000'000'000, 0.2, R"(, "stream_priority": -1)")}),
-                               tx2());
+  const SimResult r =
+      run_text(scenario({spin("fill", 1024, 4, 1'000'000'000), spin("low", 1024, 4, 1'000'000'000, 0.1),
+                         spin("high", 1024, 4, 1'000'000'000, 0.2, R"(, "stream_priority": -1)")}),
+               tx2());
   EXPECT_DOUBLE_EQ(first_start(kernel(r, "fill")), 0.0);
   EXPECT_DOUBLE_EQ(first_start(kernel(r, "high")), 1.0);
   EXPECT_DOUBLE_EQ(first_start(kernel(r, "low")), 2.0);
@@ -62,15 +63,16 @@ TEST(Engine, SmMaskConfinesBlocks) {
 // use_processes: each instance its own context; contexts time-slice (2 ms slices by default),
 // so blocks of different contexts never overlap in time even though both would fit.
 TEST(Engine, ContextsTimeSliceAndNeverCoRun) {
-  const SimResult r = run_text(scenario({spin("A", 256, 2, 5'000'000), spin("B", 256, 2, 5'000'000)},
-                                        R"(, "use_processes": true)"),
-                               tx2());
+  const SimResult r = run_text(
+      scenario({spin("A", 256, 2, 5'000'000), spin("B", 256, 2, 5'000'000)}, R"(, "use_processes": true)"),
+      tx2());
   const auto& a = kernel(r, "A");
   const auto& b = kernel(r, "B");
   EXPECT_DOUBLE_EQ(first_start(a), 0.0);
   // A's blocks run to completion (no preemption); B gets the GPU once they drain.
   EXPECT_DOUBLE_EQ(first_start(b), last_end(a));
-  const SimResult shared = run_text(scenario({spin("A", 256, 2, 5'000'000), spin("B", 256, 2, 5'000'000)}), tx2());
+  const SimResult shared =
+      run_text(scenario({spin("A", 256, 2, 5'000'000), spin("B", 256, 2, 5'000'000)}), tx2());
   EXPECT_DOUBLE_EQ(first_start(kernel(shared, "B")), 0.0);  // threads share a context: co-run
 }
 
@@ -78,7 +80,8 @@ TEST(Engine, ContextsAlternateAtSliceBoundaries) {
   // Each context launches 1 ms kernels back to back for 10 iterations; with 2 ms slices the
   // GPU alternates: a context keeps it for ~2 ms, then the other runs.
   const std::string top = R"(, "use_processes": true, "gpurt_sim": {"time_slice_ns": 2000000})";
-  const SimResult r = run_text(scenario({spin("A", 256, 1, 1'000'000), spin("B", 256, 1, 1'000'000)}, top), tx2());
+  const SimResult r =
+      run_text(scenario({spin("A", 256, 1, 1'000'000), spin("B", 256, 1, 1'000'000)}, top), tx2());
   std::vector<std::pair<double, char>> runs;
   for (const auto& inst : r.trace.instances)
     for (const auto& it : inst.iterations)
@@ -118,7 +121,8 @@ TEST(Engine, CounterSpinUsesTheStatedCalibration) {
   const std::string b = R"({"filename": "counter_spin.so", "log_name": "c.json", "label": "c",
       "thread_count": 128, "block_count": 1, "additional_info": 1000000})";
   EXPECT_DOUBLE_EQ(last_end(kernel(run_text(scenario({b}), tx2()), "c")), 0.001);  // 1 ns per iteration
-  const SimResult r = run_text(scenario({b}, R"(, "gpurt_sim": {"counter_spin_ns_per_iteration": 2.5})"), tx2());
+  const SimResult r =
+      run_text(scenario({b}, R"(, "gpurt_sim": {"counter_spin_ns_per_iteration": 2.5})"), tx2());
   EXPECT_DOUBLE_EQ(last_end(kernel(r, "c")), 0.0025);
 }
 
@@ -127,11 +131,12 @@ TEST(Engine, IterationsPeriodsAndMaxTime) {
   const SimResult r = run_text(
       scenario({spin("p", 256, 1, 3'000'000, 0, R"(, "period": 0.01, "max_iterations": 3)")}), tx2());
   ASSERT_EQ(r.trace.instances[0].iterations.size(), 3u);
-  for (int j = 0; j < 3; ++j) EXPECT_DOUBLE_EQ(first_start(kernel(r, "p", static_cast<std::size_t>(j))), 0.01 * j);
+  for (int j = 0; j < 3; ++j)
+    EXPECT_DOUBLE_EQ(first_start(kernel(r, "p", static_cast<std::size_t>(j))), 0.01 * j);
   // max_time 10 ms, back-to-back 3 ms kernels: iterations start at 0, 3, 6, 9 ms (4 of them).
-  const SimResult t = run_text(
-      R"({"name": "t", "max_iterations": 0, "max_time": 0.01, "benchmarks": [)" + spin("m", 256, 1, 3'000'000) + "]}",
-      tx2());
+  const SimResult t = run_text(R"({"name": "t", "max_iterations": 0, "max_time": 0.01, "benchmarks": [)" +
+                                   spin("m", 256, 1, 3'000'000) + "]}",
+                               tx2());
   EXPECT_EQ(t.trace.instances[0].iterations.size(), 4u);
 }
 
@@ -143,9 +148,11 @@ TEST(Engine, WarmupIterationIsNotRecorded) {
 
 TEST(Engine, SyncEveryIterationAlignsInstances) {
   // A (1 ms) and B (3 ms), 2 iterations each with a barrier: A's second kernel starts at 3 ms.
-  const SimResult r = run_text(R"({"name": "t", "max_iterations": 2, "max_time": 0, "sync_every_iteration": true,
-      "benchmarks": [)" + spin("A", 256, 1, 1'000'000) + ", " + spin("B", 256, 1, 3'000'000) + "]}",
-                               tx2());
+  const SimResult r =
+      run_text(R"({"name": "t", "max_iterations": 2, "max_time": 0, "sync_every_iteration": true,
+      "benchmarks": [)" +
+                   spin("A", 256, 1, 1'000'000) + ", " + spin("B", 256, 1, 3'000'000) + "]}",
+               tx2());
   EXPECT_DOUBLE_EQ(first_start(kernel(r, "A", 1)), 0.003);
 }
 
@@ -153,8 +160,8 @@ TEST(Engine, SyncEveryIterationAlignsInstances) {
 // 1.5 times as long (here: B starts while A runs).
 TEST(Engine, InterferenceSlowdownAppliesWhenKernelsCoRun) {
   Platform p = tx2();
-  Scenario sc = parse_scenario(parse_json(scenario({spin("A", 256, 1, 1'000'000), spin("B", 256, 1, 1'000'000)}), "t"),
-                               "t", p);
+  Scenario sc = parse_scenario(
+      parse_json(scenario({spin("A", 256, 1, 1'000'000), spin("B", 256, 1, 1'000'000)}), "t"), "t", p);
   for (auto& inst : sc.instances) inst.actions[0].kernel.slowdown = 1.5;
   const SimResult r = simulate(sc, p);
   EXPECT_DOUBLE_EQ(last_end(kernel(r, "A")), 0.001);   // started alone
@@ -177,11 +184,15 @@ TEST(Engine, RandomScenariosRespectResourceLimitsAndOrder) {
       const double release = static_cast<double>(rng.uniform_int(0, 2000)) / 1e6;
       std::string extra = fmt::format(R"(, "max_iterations": {})", rng.uniform_int(1, 3));
       if (rng.uniform01() < 0.3) extra += R"(, "stream_priority": -1)";
-      if (rng.uniform01() < 0.3) extra += fmt::format(R"(, "sm_mask": "~0x{:x}")", rng.uniform_int(1, (1 << 20) - 1));
+      if (rng.uniform01() < 0.3)
+        extra += fmt::format(R"(, "sm_mask": "~0x{:x}")", rng.uniform_int(1, (1 << 20) - 1));
       benches.push_back(spin(fmt::format("k{}", i), threads, blocks, ns, release, extra));
     }
     const SimResult r = run_text(scenario(benches), p);
-    struct Ev { std::int64_t t; int sm, threads, delta; };
+    struct Ev {
+      std::int64_t t;
+      int sm, threads, delta;
+    };
     std::vector<Ev> evs;
     for (const auto& inst : r.trace.instances) {
       Nanos previous_end{0};
@@ -201,7 +212,8 @@ TEST(Engine, RandomScenariosRespectResourceLimitsAndOrder) {
         }
       }
     }
-    std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    std::sort(evs.begin(), evs.end(),
+              [](const Ev& a, const Ev& b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
     std::vector<int> threads(static_cast<std::size_t>(p.sms), 0), blocks(static_cast<std::size_t>(p.sms), 0);
     for (const Ev& e : evs) {
       threads[static_cast<std::size_t>(e.sm)] += e.delta * e.threads;

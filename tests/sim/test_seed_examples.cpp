@@ -57,7 +57,8 @@ std::vector<double> theorem1_tau3_response_times(int m, int b, double eps, int j
       inst("tau1", k / b, b, eps), inst("tau2", m - k, 1, 1.0), inst("tau3", k - b + 1, 1, 1.0));
   const SimResult r = run_text(config, p);
   std::vector<double> response;
-  for (int j = 0; j < jobs; ++j) response.push_back(last_end(kernel(r, "tau3", static_cast<std::size_t>(j))) - j);
+  for (int j = 0; j < jobs; ++j)
+    response.push_back(last_end(kernel(r, "tau3", static_cast<std::size_t>(j))) - j);
   return response;
 }
 
@@ -76,10 +77,10 @@ TEST(FifoModel, Theorem1ResponseTimesGrowWithoutBound) {
   EXPECT_NEAR(r[0], 1 + eps, 1e-12);
   EXPECT_NEAR(r[1], 1 + 2 * eps, 1e-12);
   for (std::size_t j = 1; j < r.size(); ++j) {
-    EXPECT_GE(r[j], r[j - 1] - 1e-12) << "job " << j;          // never recovers
-    EXPECT_LE(r[j] - r[j - 1], eps + 1e-12) << "job " << j;    // at most ε per job
+    EXPECT_GE(r[j], r[j - 1] - 1e-12) << "job " << j;        // never recovers
+    EXPECT_LE(r[j] - r[j - 1], eps + 1e-12) << "job " << j;  // at most ε per job
   }
-  EXPECT_GE(r.back(), 1 + 20 * eps);                            // keeps growing: ≥ ε per two jobs
+  EXPECT_GE(r.back(), 1 + 20 * eps);  // keeps growing: ≥ ε per two jobs
 }
 
 // PBS seed Example 2.1: two SMs of 256 threads; J1 = 4 x 64 threads, J2 = 1 x 192.
@@ -93,7 +94,8 @@ TEST(PbsSeed, Example2_1SubmissionOrderDecidesEligibility) {
     const std::string j2 = R"({"filename": "timer_spin.so", "log_name": "j2.json", "label": "J2",
         "thread_count": 192, "block_count": 1, "additional_info": 1000000})";
     return fmt::format(R"({{"name": "PBS Example 2.1", "max_iterations": 1, "max_time": 0,
-        "benchmarks": [{}, {}]}})", j1_first ? j1 : j2, j1_first ? j2 : j1);
+        "benchmarks": [{}, {}]}})",
+                       j1_first ? j1 : j2, j1_first ? j2 : j1);
   };
   const SimResult a = run_text(config(true), p);
   EXPECT_EQ(sms(kernel(a, "J1")), (std::vector<int>{0, 1, 0, 1}));

@@ -73,10 +73,14 @@ std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[text.size() - 1 - i];
     int v = 0;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    else node.fail(fmt::format("'{}' is not a hexadecimal digit", c));
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      v = c - 'A' + 10;
+    else
+      node.fail(fmt::format("'{}' is not a hexadecimal digit", c));
     for (int b = 0; b < 4; ++b) bit[i * 4 + static_cast<std::size_t>(b)] = ((v >> b) & 1) != 0;
   }
   for (std::size_t u = static_cast<std::size_t>(units); u < bit.size(); ++u) {
@@ -99,8 +103,8 @@ std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
   return sms;
 }
 
-KernelSpec spin_kernel(const std::string& name, int blocks, int threads, const JsonNode& duration, bool counter,
-                       const SimOptions& sim) {
+KernelSpec spin_kernel(const std::string& name, int blocks, int threads, const JsonNode& duration,
+                       bool counter, const SimOptions& sim) {
   KernelSpec k;
   k.name = name;
   k.blocks = blocks;
@@ -116,7 +120,8 @@ KernelSpec spin_kernel(const std::string& name, int blocks, int threads, const J
   return k;
 }
 
-void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platform& p, const SimOptions& sim) {
+void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platform& p,
+                      const SimOptions& sim) {
   const auto kernels = info.items();
   if (kernels.empty()) info.fail("must list at least one kernel");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
@@ -126,8 +131,8 @@ void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platfo
     a.kind = HostAction::Kind::kernel;
     a.label = k.has("kernel_label") ? k.at("kernel_label").as_string() : fmt::format("K{}", i + 1);
     if (auto d = k.find("delay")) a.delay = seconds(*d);
-    a.kernel = spin_kernel(a.label, read_dims(k.at("block_count"), false), read_dims(k.at("thread_count"), false),
-                           k.at("duration"), false, sim);
+    a.kernel = spin_kernel(a.label, read_dims(k.at("block_count"), false),
+                           read_dims(k.at("thread_count"), false), k.at("duration"), false, sim);
     check_fits(a.kernel, p, k.at("thread_count"));
     inst.actions.push_back(std::move(a));
   }
@@ -145,22 +150,27 @@ HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst
   auto param = [&](std::string_view key) { return params ? params->find(key) : std::nullopt; };
   if (t == "kernel") {
     if (!params) node.fail("a kernel action needs \"parameters\" with a \"duration\"");
-    params->expect_object({"type", "duration", "shared_memory_size", "block_count", "thread_count", "comment"});
+    params->expect_object(
+        {"type", "duration", "shared_memory_size", "block_count", "thread_count", "comment"});
     bool counter = false;
     if (auto kt = param("type")) {
       const std::string s = kt->as_string();
-      if (s == "counter_spin") counter = true;
-      else if (s != "timer_spin") kt->fail("must be \"timer_spin\" or \"counter_spin\"");
+      if (s == "counter_spin")
+        counter = true;
+      else if (s != "timer_spin")
+        kt->fail("must be \"timer_spin\" or \"counter_spin\"");
     }
     const int blocks = param("block_count") ? read_dims(*param("block_count"), false) : inst.block_count;
     const int threads = param("thread_count") ? read_dims(*param("thread_count"), false) : inst.thread_count;
-    if (blocks < 1) node.fail("kernel has zero blocks (set parameters.block_count or the benchmark's block_count)");
+    if (blocks < 1)
+      node.fail("kernel has zero blocks (set parameters.block_count or the benchmark's block_count)");
     if (threads < 1) node.fail("kernel has zero threads per block");
     a.kind = HostAction::Kind::kernel;
     a.kernel = spin_kernel(a.label, blocks, threads, params->at("duration"), counter, sim);
     if (auto sm = param("shared_memory_size")) {
       const std::int64_t ints = sm->as_int();
-      if (ints != 0 && ints != 4096 && ints != 8192 && ints != 10240) sm->fail("must be 0, 4096, 8192 or 10240");
+      if (ints != 0 && ints != 4096 && ints != 8192 && ints != 10240)
+        sm->fail("must be 0, 4096, 8192 or 10240");
       a.kernel.shape.shared_memory = ints * 4;
     }
     check_fits(a.kernel, p, node);
@@ -183,10 +193,14 @@ HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst
     if (auto as = param("async")) a.synchronous = !as->as_bool();
     const JsonNode dir = params->at("direction");
     const std::string d = dir.as_string();
-    if (d == "hostToDevice") a.direction = CopyDirection::host_to_device;
-    else if (d == "deviceToHost") a.direction = CopyDirection::device_to_host;
-    else if (d == "deviceToDevice") a.direction = CopyDirection::device_to_device;
-    else dir.fail("must be \"hostToDevice\", \"deviceToHost\" or \"deviceToDevice\"");
+    if (d == "hostToDevice")
+      a.direction = CopyDirection::host_to_device;
+    else if (d == "deviceToHost")
+      a.direction = CopyDirection::device_to_host;
+    else if (d == "deviceToDevice")
+      a.direction = CopyDirection::device_to_device;
+    else
+      dir.fail("must be \"hostToDevice\", \"deviceToHost\" or \"deviceToDevice\"");
   } else if (t == "synchronize") {
     if (params) params->expect_object({"device", "comment"});
     const bool device = param("device") ? param("device")->as_bool() : false;
@@ -200,7 +214,8 @@ HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst
 SimOptions read_sim_options(const JsonNode& node) {
   node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
-                      "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement", "comment"});
+                      "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement",
+                      "comment"});
   SimOptions o;
   auto ns = [&](std::string_view key, Nanos& out) {
     if (auto v = node.find(key)) out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
@@ -242,7 +257,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     filename.fail(fmt::format("plugin \"{}\" cannot be simulated (simulated plugins: {})", inst.plugin,
                               fmt::join(known, ", ")));
   }
-  inst.log_name = b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
+  inst.log_name =
+      b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
   if (inst.log_name.empty()) b.at("log_name").fail("must not be empty");
   inst.label = b.has("label") ? b.at("label").as_string() : "";
   const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action";
@@ -250,7 +266,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   inst.block_count = read_dims(b.at("block_count"), multi);
   if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
   if (auto v = b.find("release_time")) inst.release_time = seconds(*v);
-  inst.max_iterations = b.has("max_iterations") ? b.at("max_iterations").as_int_in(0, INT64_MAX) : s.max_iterations;
+  inst.max_iterations =
+      b.has("max_iterations") ? b.at("max_iterations").as_int_in(0, INT64_MAX) : s.max_iterations;
   inst.max_time = b.has("max_time") ? seconds(b.at("max_time")) : s.max_time;
   if (inst.max_iterations == 0 && inst.max_time.count() == 0) {
     b.fail("runs forever: max_iterations and max_time are both 0 (unlimited)");
@@ -268,7 +285,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p);
 
   const JsonNode info = b.at("additional_info");
-  if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" || inst.plugin == "counter_spin") {
+  if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||
+      inst.plugin == "counter_spin") {
     const bool counter = inst.plugin == "counter_spin";
     HostAction a;
     a.kind = HostAction::Kind::kernel;

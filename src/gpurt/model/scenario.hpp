@@ -16,20 +16,20 @@ namespace gpurt {
 
 /// What a block of a kernel holds on its SM while it runs.
 struct BlockShape {
-  int threads = 0;                ///< threads per block
-  std::int64_t shared_memory = 0; ///< bytes per block
-  int registers = 0;              ///< 32-bit registers per block (threads × per-thread)
+  int threads = 0;                 ///< threads per block
+  std::int64_t shared_memory = 0;  ///< bytes per block
+  int registers = 0;               ///< 32-bit registers per block (threads × per-thread)
 };
 
 /// A kernel launch: a grid of identical blocks.
 struct KernelSpec {
-  std::string name;               ///< label in traces (kernel_label / action label / plugin)
+  std::string name;  ///< label in traces (kernel_label / action label / plugin)
   int blocks = 0;
   BlockShape shape;
   /// Each block's run time in isolation: timer_spin durations are exact; counter_spin
   /// iterations are converted with SimOptions::counter_spin_ns_per_iteration.
   Nanos block_time{0};
-  bool counter_spin = false;      ///< block_time came from an iteration count
+  bool counter_spin = false;  ///< block_time came from an iteration count
   std::int64_t counter_iterations = 0;
   /// Optional interference model: a block that starts while a block of another kernel is
   /// resident on the device runs `slowdown` times longer (>= 1).
@@ -42,22 +42,22 @@ enum class CopyDirection { host_to_device, device_to_host, device_to_device };
 struct HostAction {
   enum class Kind { kernel, copy, memset, malloc, free, sync_stream, sync_device };
   Kind kind = Kind::kernel;
-  Nanos delay{0};                 ///< host sleep before the call
+  Nanos delay{0};  ///< host sleep before the call
   std::string label;
-  KernelSpec kernel;              ///< kind == kernel
-  std::int64_t bytes = 0;         ///< copy / memset / malloc size
+  KernelSpec kernel;       ///< kind == kernel
+  std::int64_t bytes = 0;  ///< copy / memset / malloc size
   CopyDirection direction = CopyDirection::host_to_device;
-  bool synchronous = false;       ///< copy/memset: blocking call in the NULL stream
-  bool host_memory = false;       ///< malloc/free of pinned host memory
+  bool synchronous = false;  ///< copy/memset: blocking call in the NULL stream
+  bool host_memory = false;  ///< malloc/free of pinned host memory
 };
 
 /// One benchmark entry of the config: an instance running a plugin.
 struct ScenarioInstance {
-  std::string plugin;             ///< basename of "filename" without .so
-  std::string log_name;           ///< output file name (relative to the output folder)
+  std::string plugin;    ///< basename of "filename" without .so
+  std::string log_name;  ///< output file name (relative to the output folder)
   std::string label;
-  int thread_count = 0;           ///< product of the thread_count dimensions
-  int block_count = 0;            ///< product of the block_count dimensions
+  int thread_count = 0;  ///< product of the thread_count dimensions
+  int block_count = 0;   ///< product of the block_count dimensions
   std::int64_t data_size = 0;
   Nanos release_time{0};
   std::int64_t max_iterations = 0;  ///< 0 = unlimited
@@ -65,8 +65,8 @@ struct ScenarioInstance {
   /// gpurt extension "period" (seconds): iteration k starts no earlier than
   /// release_time + k·period, making the instance a periodic task (0: back to back).
   Nanos period{0};
-  int stream_priority = 0;          ///< CUDA convention: lower number = higher priority
-  bool null_stream = false;         ///< all work goes to the legacy default stream
+  int stream_priority = 0;   ///< CUDA convention: lower number = higher priority
+  bool null_stream = false;  ///< all work goes to the legacy default stream
   /// SMs the instance's stream may use (size = platform SMs); empty = all.
   std::vector<bool> sm_mask;
   std::optional<int> cpu_core;
@@ -75,14 +75,14 @@ struct ScenarioInstance {
 
 /// Simulator settings (gpurt extension key "gpurt_sim" in a config; all optional).
 struct SimOptions {
-  Nanos launch_latency{0};        ///< launch call start → kernel enters its stream
-  Nanos launch_call{0};           ///< CPU time of a launch/copy/memset call
-  Nanos sync_latency{0};          ///< work completes → synchronize call returns
-  Nanos time_slice{2'000'000};    ///< slice per context when several contexts have work
-  Nanos context_switch{0};        ///< idle gap when the GPU switches context
-  double copy_bandwidth = 12e9;   ///< bytes per second over the bus (each copy engine)
-  Nanos copy_latency{0};          ///< fixed cost per copy
-  double memset_bandwidth = 300e9;///< bytes per second for device memsets
+  Nanos launch_latency{0};                     ///< launch call start → kernel enters its stream
+  Nanos launch_call{0};                        ///< CPU time of a launch/copy/memset call
+  Nanos sync_latency{0};                       ///< work completes → synchronize call returns
+  Nanos time_slice{2'000'000};                 ///< slice per context when several contexts have work
+  Nanos context_switch{0};                     ///< idle gap when the GPU switches context
+  double copy_bandwidth = 12e9;                ///< bytes per second over the bus (each copy engine)
+  Nanos copy_latency{0};                       ///< fixed cost per copy
+  double memset_bandwidth = 300e9;             ///< bytes per second for device memsets
   double counter_spin_ns_per_iteration = 1.0;  ///< counter_spin calibration (see docs/simulator.md)
   std::string placement = "round-robin";       ///< block placement policy
 };

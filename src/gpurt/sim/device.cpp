@@ -14,7 +14,8 @@ Device::Device(const Platform& platform)
 bool Device::fits(int sm, const BlockShape& s) const noexcept {
   const auto i = static_cast<std::size_t>(sm);
   return _threads[i] + s.threads <= _platform.max_threads && _blocks[i] + 1 <= _platform.max_blocks &&
-         _registers[i] + s.registers <= _platform.registers && _shared[i] + s.shared_memory <= _platform.shared_memory;
+         _registers[i] + s.registers <= _platform.registers &&
+         _shared[i] + s.shared_memory <= _platform.shared_memory;
 }
 
 void Device::occupy(int sm, const BlockShape& s) noexcept {
@@ -33,7 +34,8 @@ void Device::release(int sm, const BlockShape& s) noexcept {
   _shared[i] -= s.shared_memory;
 }
 
-int RoundRobinPlacement::place(const Device& device, const BlockShape& shape, const std::vector<bool>& allowed) {
+int RoundRobinPlacement::place(const Device& device, const BlockShape& shape,
+                               const std::vector<bool>& allowed) {
   const int n = device.sms();
   int sm = _next >= n ? 0 : _next;
   for (int i = 0; i < n; ++i, sm = sm + 1 == n ? 0 : sm + 1) {
@@ -73,7 +75,8 @@ int LeastLoadedPlacement::place_among(const Device& device, const BlockShape& sh
   return best;
 }
 
-int LeastLoadedPlacement::place(const Device& device, const BlockShape& shape, const std::vector<bool>& allowed) {
+int LeastLoadedPlacement::place(const Device& device, const BlockShape& shape,
+                                const std::vector<bool>& allowed) {
   int best = -1;
   for (int sm = 0; sm < device.sms(); ++sm) {
     if (!allowed.empty() && !allowed[static_cast<std::size_t>(sm)]) continue;

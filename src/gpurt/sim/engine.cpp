@@ -142,7 +142,8 @@ void Simulator::start_block(int id, int sm) {
   const bool others = _kernels_running - (op.running > 0 ? 1 : 0) > 0;
   Nanos duration = op.block_time;
   if (others && op.slowdown != 1.0) {
-    duration = Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(op.block_time.count()) * op.slowdown))};
+    duration =
+        Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(op.block_time.count()) * op.slowdown))};
   }
   if (op.running++ == 0) ++_kernels_running;
   ++_contexts[static_cast<std::size_t>(op.context)].running_blocks;
@@ -298,7 +299,8 @@ void Simulator::handle(const Event& e) {
 }
 
 SimResult Simulator::run() {
-  for (std::size_t h = 0; h < _hosts.size(); ++h) schedule(Nanos{0}, EventKind::host_wake, static_cast<int>(h));
+  for (std::size_t h = 0; h < _hosts.size(); ++h)
+    schedule(Nanos{0}, EventKind::host_wake, static_cast<int>(h));
   while (!_events.empty()) {
     const Nanos t = _events.top().time;
     if (_options.horizon.count() > 0 && t > _options.horizon) break;
@@ -315,7 +317,8 @@ SimResult Simulator::run() {
   if (_options.horizon.count() == 0) {
     for (const Stream& s : _streams) {
       if (!s.ops.empty()) {
-        throw Error("simulation stalled: a kernel can never be dispatched (its block fits no SM of its mask)");
+        throw Error(
+            "simulation stalled: a kernel can never be dispatched (its block fits no SM of its mask)");
       }
     }
   }

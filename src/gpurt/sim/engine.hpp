@@ -34,7 +34,7 @@ struct Op {
   BlockShape shape;
   Nanos block_time{0};
   double slowdown = 1.0;
-  int record = -1;         ///< index into Simulator::_records, -1 when not recording
+  int record = -1;  ///< index into Simulator::_records, -1 when not recording
   // copy / memset
   Nanos duration{0};
   int engine = 0;
@@ -42,7 +42,7 @@ struct Op {
 
 struct Stream {
   int context = 0;
-  int level = 0;           ///< priority level index in its context (0 = highest)
+  int level = 0;  ///< priority level index in its context (0 = highest)
   bool null_stream = false;
   std::vector<bool> mask;  ///< allowed SMs; empty = all
   std::deque<int> ops;     ///< Rule A/D: FIFO of op ids, head first
@@ -55,7 +55,7 @@ struct Context {
   std::deque<int> pending_null;          ///< NULL-stream ops not yet complete, in order
   std::vector<int> streams;
   int running_blocks = 0;
-  int cpu_barrier = 0;                   ///< hosts inside an implicitly synchronising call
+  int cpu_barrier = 0;  ///< hosts inside an implicitly synchronising call
   bool has_pending() const;
 };
 

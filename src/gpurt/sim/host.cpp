@@ -20,14 +20,14 @@ struct Host {
   std::uint64_t wait_seq = 0;
   std::size_t action = 0;
   bool delay_done = false;
-  bool calling = false;                 ///< inside a call that may block on the CPU
-  Nanos call_start{0};                  ///< when the current call began
+  bool calling = false;  ///< inside a call that may block on the CPU
+  Nanos call_start{0};   ///< when the current call began
   bool holds_cpu_barrier = false;
   bool barrier_passed = false;
   bool warmup = false;
   std::int64_t started_iterations = 0;  ///< including the warm-up one
   std::int64_t recorded_iterations = 0;
-  IterationRecord* current = nullptr;   ///< the iteration being recorded (nullptr: warm-up)
+  IterationRecord* current = nullptr;  ///< the iteration being recorded (nullptr: warm-up)
   std::vector<IterationRecord> iterations;
   std::vector<std::vector<int>> kernel_records;  ///< record ids per recorded iteration
 };
@@ -52,7 +52,8 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
     auto h = std::make_unique<Host>();
     h->inst = &inst;
     h->context = scenario.use_processes || _contexts.empty() ? create_context() : 0;
-    if (_null_stream_of_context.size() < _contexts.size()) _null_stream_of_context.resize(_contexts.size(), -1);
+    if (_null_stream_of_context.size() < _contexts.size())
+      _null_stream_of_context.resize(_contexts.size(), -1);
     if (inst.null_stream) {
       int& ns = _null_stream_of_context[static_cast<std::size_t>(h->context)];
       if (ns < 0) ns = create_stream(h->context, 0, {}, true);
@@ -77,10 +78,19 @@ void Simulator::wake_waiters(int stream, int context) {
     bool ready = false;
     Nanos latency{0};
     switch (h.wait) {
-      case Host::Wait::stream: ready = stream_idle(h.stream); latency = _scenario.sim.sync_latency; break;
-      case Host::Wait::context: ready = context_idle_before(context, h.wait_seq); latency = _scenario.sim.sync_latency; break;
-      case Host::Wait::cpu_barrier: ready = c.cpu_barrier == 0; break;
-      default: break;
+      case Host::Wait::stream:
+        ready = stream_idle(h.stream);
+        latency = _scenario.sim.sync_latency;
+        break;
+      case Host::Wait::context:
+        ready = context_idle_before(context, h.wait_seq);
+        latency = _scenario.sim.sync_latency;
+        break;
+      case Host::Wait::cpu_barrier:
+        ready = c.cpu_barrier == 0;
+        break;
+      default:
+        break;
     }
     if (ready) {
       h.wait = Host::Wait::none;
@@ -108,7 +118,8 @@ void Simulator::host_step(int index) {
       case Host::Phase::iteration_begin: {
         if (_now < inst.release_time) return wait_until(inst.release_time);
         const bool counted = !(h.warmup && h.started_iterations == 0);
-        const bool out_of_iterations = inst.max_iterations > 0 && h.recorded_iterations >= inst.max_iterations;
+        const bool out_of_iterations =
+            inst.max_iterations > 0 && h.recorded_iterations >= inst.max_iterations;
         const bool out_of_time = inst.max_time.count() > 0 && _now - inst.release_time >= inst.max_time;
         if (counted && (out_of_iterations || out_of_time)) {
           h.phase = Host::Phase::done;
@@ -316,7 +327,8 @@ SimResult Simulator::collect() {
     const std::size_t whole = static_cast<std::size_t>(h.recorded_iterations);
     for (std::size_t k = 0; k < whole && k < h.iterations.size(); ++k) {
       IterationRecord rec = h.iterations[k];
-      for (int r : h.kernel_records[k]) rec.kernels.push_back(std::move(_records[static_cast<std::size_t>(r)]));
+      for (int r : h.kernel_records[k])
+        rec.kernels.push_back(std::move(_records[static_cast<std::size_t>(r)]));
       it.iterations.push_back(std::move(rec));
     }
     t.instances.push_back(std::move(it));

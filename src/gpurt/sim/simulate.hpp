@@ -11,16 +11,16 @@
 namespace gpurt {
 
 struct SimulateOptions {
-  bool record = true;   ///< keep per-kernel and per-block records (off: counters only)
-  Nanos horizon{0};     ///< stop at this simulated time (0: when every instance is done)
+  bool record = true;  ///< keep per-kernel and per-block records (off: counters only)
+  Nanos horizon{0};    ///< stop at this simulated time (0: when every instance is done)
 };
 
 struct SimStats {
-  std::uint64_t blocks = 0;          ///< blocks dispatched (each is a start and an end event)
-  std::uint64_t kernels = 0;         ///< kernels launched
-  std::uint64_t events = 0;          ///< events processed
+  std::uint64_t blocks = 0;   ///< blocks dispatched (each is a start and an end event)
+  std::uint64_t kernels = 0;  ///< kernels launched
+  std::uint64_t events = 0;   ///< events processed
   std::size_t peak_pending_events = 0;
-  Nanos end_time{0};                 ///< when the last event happened
+  Nanos end_time{0};  ///< when the last event happened
 };
 
 struct SimResult {

@@ -57,8 +57,11 @@ Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
            {"block_count", inst.block_count},
            {"times", std::move(times)}};
   if (trace.simulated) {
-    doc["gpurt"] = Json{{"simulated", true}, {"platform", trace.platform}, {"sms", trace.sms},
-                        {"max_threads_per_sm", trace.max_threads_per_sm}, {"stream", inst.stream}};
+    doc["gpurt"] = Json{{"simulated", true},
+                        {"platform", trace.platform},
+                        {"sms", trace.sms},
+                        {"max_threads_per_sm", trace.max_threads_per_sm},
+                        {"stream", inst.stream}};
   }
   return doc;
 }
@@ -82,7 +85,8 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
       if (auto v = g->find("simulated")) trace.simulated = v->as_bool();
       if (auto v = g->find("platform")) trace.platform = v->as_string();
       if (auto v = g->find("sms")) trace.sms = static_cast<int>(v->as_int_in(1, 1 << 16));
-      if (auto v = g->find("max_threads_per_sm")) trace.max_threads_per_sm = static_cast<int>(v->as_int_in(1, 1 << 20));
+      if (auto v = g->find("max_threads_per_sm"))
+        trace.max_threads_per_sm = static_cast<int>(v->as_int_in(1, 1 << 20));
       if (auto v = g->find("stream")) inst.stream = static_cast<int>(v->as_int_in(0, 1 << 20));
     }
     for (const JsonNode& entry : root.at("times").items()) {

@@ -10,8 +10,8 @@
 namespace gpurt {
 
 struct SvgOptions {
-  int width = 1200;            ///< pixels
-  std::string title;           ///< default: the scenario name and whether simulated
+  int width = 1200;   ///< pixels
+  std::string title;  ///< default: the scenario name and whether simulated
 };
 
 /// A block timeline in the style of the Dissertation's Figure 3.9: one lane per SM, each block

@@ -18,11 +18,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -44,7 +53,8 @@ void stack(std::vector<Placed>& blocks) {
   std::vector<const Placed*> active;
   for (Placed& p : blocks) {
     std::erase_if(active, [&](const Placed* q) { return q->rec.end <= p.rec.start; });
-    std::sort(active.begin(), active.end(), [](const Placed* a, const Placed* b) { return a->offset < b->offset; });
+    std::sort(active.begin(), active.end(),
+              [](const Placed* a, const Placed* b) { return a->offset < b->offset; });
     int offset = 0;
     for (const Placed* q : active) {
       if (q->offset - offset >= p.kernel->thread_count) break;
@@ -70,7 +80,10 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
   const int sms = std::max(1, trace.sms);
   std::vector<std::vector<Placed>> lanes(static_cast<std::size_t>(sms));
   std::int64_t t0 = std::numeric_limits<std::int64_t>::max(), t1 = std::numeric_limits<std::int64_t>::min();
-  struct Release { Nanos at; int instance; };
+  struct Release {
+    Nanos at;
+    int instance;
+  };
   std::vector<Release> releases;
   for (std::size_t i = 0; i < trace.instances.size(); ++i) {
     for (const IterationRecord& it : trace.instances[i].iterations) {
@@ -80,7 +93,8 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
         for (std::size_t b = 0; b < k.blocks.size(); ++b) {
           const BlockRecord& r = k.blocks[b];
           if (r.sm < 0 || r.sm >= sms) continue;
-          lanes[static_cast<std::size_t>(r.sm)].push_back(Placed{&k, static_cast<int>(b), static_cast<int>(i), r});
+          lanes[static_cast<std::size_t>(r.sm)].push_back(
+              Placed{&k, static_cast<int>(b), static_cast<int>(i), r});
           t0 = std::min(t0, r.start.count());
           t1 = std::max(t1, r.end.count());
         }
@@ -107,19 +121,22 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       width, height);
   const std::string title =
-      !options.title.empty() ? options.title
-                             : fmt::format("{}{}", trace.scenario_name,
-                                           trace.simulated ? fmt::format(" (simulated by gpurt on {})", trace.platform)
-                                                           : std::string(" (measured)"));
+      !options.title.empty()
+          ? options.title
+          : fmt::format("{}{}", trace.scenario_name,
+                        trace.simulated ? fmt::format(" (simulated by gpurt on {})", trace.platform)
+                                        : std::string(" (measured)"));
   out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", left, escape(title));
   // SM lanes.
   for (int sm = 0; sm < sms; ++sm) {
     const double y = top + lane_h * (sms - 1 - sm);
-    out += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" stroke=\"#ccc\"/>\n",
-                       left, y, plot_w, lane_h, sm % 2 ? "#f7f7f7" : "#ffffff");
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" stroke=\"#ccc\"/>\n",
+        left, y, plot_w, lane_h, sm % 2 ? "#f7f7f7" : "#ffffff");
     if (lane_h >= 9) {
-      out += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"end\">SM {}</text>\n",
-                         left - 6, y + lane_h / 2 + 4, std::min(12.0, lane_h - 1), sm);
+      out +=
+          fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"end\">SM {}</text>\n",
+                      left - 6, y + lane_h / 2 + 4, std::min(12.0, lane_h - 1), sm);
     }
   }
   // Blocks: height = share of the SM's threads; stacked so concurrent blocks do not overlap.
@@ -132,7 +149,8 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
       const int stream = trace.instances[static_cast<std::size_t>(p.instance)].stream;
       const char* colour = kPalette[static_cast<std::size_t>(stream) % std::size(kPalette)];
       out += fmt::format(
-          "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" fill-opacity=\"0.75\" "
+          "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
+          "fill-opacity=\"0.75\" "
           "stroke=\"black\" stroke-width=\"0.5\"><title>{}:{} SM {} [{:.6f} s, {:.6f} s]</title></rect>\n",
           bx, y, bw, h, colour, escape(p.kernel->name), p.block, sm, from_nanos(p.rec.start, TimeUnit::s),
           from_nanos(p.rec.end, TimeUnit::s));
@@ -146,15 +164,16 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
   }
   // Time axis in seconds, and kernel releases as arrows under it.
   const double axis_y = top + plot_h;
-  out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"black\"/>\n", left, axis_y,
-                     left + plot_w, axis_y);
+  out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"black\"/>\n", left,
+                     axis_y, left + plot_w, axis_y);
   const double span_s = span / 1e9, step = nice_step(span_s);
-  for (double s = std::ceil(static_cast<double>(t0) / 1e9 / step) * step; s <= static_cast<double>(t1) / 1e9 + 1e-12;
-       s += step) {
+  for (double s = std::ceil(static_cast<double>(t0) / 1e9 / step) * step;
+       s <= static_cast<double>(t1) / 1e9 + 1e-12; s += step) {
     const double tx = x(Nanos{static_cast<std::int64_t>(std::llround(s * 1e9))});
-    out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"middle\">{4:g}</text>\n",
-                       tx, axis_y, axis_y + 5, axis_y + 36, s);
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"middle\">{4:g}</text>\n",
+        tx, axis_y, axis_y + 5, axis_y + 36, s);
   }
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">time (s)</text>\n",
                      left + plot_w, axis_y + 50);
@@ -163,20 +182,22 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
     const int stream = trace.instances[static_cast<std::size_t>(r.instance)].stream;
     const char* colour = kPalette[static_cast<std::size_t>(stream) % std::size(kPalette)];
     const double rx = x(r.at);
-    out += fmt::format("<path d=\"M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} M{3:.1f},{4:.1f} L{0:.1f},{2:.1f} L{5:.1f},{4:.1f}\" "
-                       "stroke=\"{6}\" stroke-width=\"2\" fill=\"none\"/>\n",
-                       rx, axis_y + 24, axis_y + 8, rx - 4, axis_y + 13, rx + 4, colour);
+    out += fmt::format(
+        "<path d=\"M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} M{3:.1f},{4:.1f} L{0:.1f},{2:.1f} L{5:.1f},{4:.1f}\" "
+        "stroke=\"{6}\" stroke-width=\"2\" fill=\"none\"/>\n",
+        rx, axis_y + 24, axis_y + 8, rx - 4, axis_y + 13, rx + 4, colour);
   }
   // Legend: one row per instance (stream colour, label).
   for (std::size_t i = 0; i < trace.instances.size(); ++i) {
     const InstanceTrace& inst = trace.instances[i];
     const double ly = axis_y + 62 + 16 * static_cast<double>(i);
     const char* colour = kPalette[static_cast<std::size_t>(inst.stream) % std::size(kPalette)];
-    out += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" fill-opacity=\"0.75\"/>"
-                       "<text x=\"{}\" y=\"{:.1f}\" font-size=\"12\">{}</text>\n",
-                       left, ly - 10, colour, left + 18, ly,
-                       escape(fmt::format("{} ({}, stream {})", inst.label.empty() ? inst.log_name : inst.label,
-                                          inst.benchmark_name, inst.stream)));
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" fill-opacity=\"0.75\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"12\">{}</text>\n",
+        left, ly - 10, colour, left + 18, ly,
+        escape(fmt::format("{} ({}, stream {})", inst.label.empty() ? inst.log_name : inst.label,
+                           inst.benchmark_name, inst.stream)));
   }
   out += "</svg>\n";
   return out;

@@ -44,7 +44,7 @@ struct InstanceTrace {
   Nanos release_time{0};
   int thread_count = 0, block_count = 0;
   std::int64_t data_size = 0;
-  int stream = 0;              ///< stream index, for colouring
+  int stream = 0;  ///< stream index, for colouring
   std::vector<IterationRecord> iterations;
 };
 

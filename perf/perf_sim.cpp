@@ -1,0 +1,60 @@
+// Simulator throughput: block events per second on a 132-SM H100 with 20 streams of
+// many-block kernels (issue target: >= 5 million per second on one core), and memory.
+#include <benchmark/benchmark.h>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/rng.hpp"
+#include "gpurt/sim/simulate.hpp"
+
+namespace {
+
+gpurt::Scenario h100_scenario(int streams, int blocks, int iterations) {
+  const gpurt::Platform& p = *gpurt::find_platform_preset("h100");
+  gpurt::Rng rng(42);
+  std::string list;
+  for (int i = 0; i < streams; ++i) {
+    const int threads = 64 * static_cast<int>(rng.uniform_int(1, 8));
+    const auto ns = rng.uniform_int(5'000, 50'000);
+    list += fmt::format(R"({}{{"filename": "timer_spin.so", "log_name": "s{}.json", "thread_count": {},
+        "block_count": {}, "additional_info": {}}})",
+                        i ? ", " : "", i, threads, blocks, ns);
+  }
+  const std::string config = fmt::format(
+      R"({{"name": "perf", "max_iterations": {}, "max_time": 0, "benchmarks": [{}]}})", iterations, list);
+  return gpurt::parse_scenario(gpurt::parse_json(config, "perf"), "perf", p);
+}
+
+// Counters only (no per-block records): what the engine itself costs.
+void BM_SimulateH100_20Streams(benchmark::State& state) {
+  const auto scenario = h100_scenario(20, static_cast<int>(state.range(0)), 20);
+  const gpurt::Platform& p = *gpurt::find_platform_preset("h100");
+  std::uint64_t blocks = 0;
+  std::size_t peak = 0;
+  for (auto _ : state) {
+    const auto r = gpurt::simulate(scenario, p, gpurt::SimulateOptions{false, gpurt::Nanos{0}});
+    blocks += r.stats.blocks;
+    peak = std::max(peak, r.stats.peak_pending_events);
+  }
+  // Each block is two events (start, end).
+  state.counters["block_events_per_s"] =
+      benchmark::Counter(static_cast<double>(2 * blocks), benchmark::Counter::kIsRate);
+  state.counters["peak_pending_events"] = static_cast<double>(peak);
+}
+BENCHMARK(BM_SimulateH100_20Streams)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+// With full per-block records, as `gpurt simulate` runs.
+void BM_SimulateH100_20Streams_Recorded(benchmark::State& state) {
+  const auto scenario = h100_scenario(20, static_cast<int>(state.range(0)), 20);
+  const gpurt::Platform& p = *gpurt::find_platform_preset("h100");
+  std::uint64_t blocks = 0;
+  for (auto _ : state) {
+    const auto r = gpurt::simulate(scenario, p);
+    blocks += r.stats.blocks;
+  }
+  state.counters["block_events_per_s"] =
+      benchmark::Counter(static_cast<double>(2 * blocks), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SimulateH100_20Streams_Recorded)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+}  // namespace
