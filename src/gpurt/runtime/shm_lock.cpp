@@ -1,7 +1,6 @@
 #include "gpurt/runtime/shm_lock.hpp"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/analysis/smlp.hpp"
+#include "gpurt/runtime/shm_mutex.hpp"
 #include "gpurt/runtime/sys.hpp"
 
 namespace gpurt::runtime {
@@ -84,7 +84,7 @@ struct ShmLock::Segment {
   std::uint32_t kind;
   std::atomic<std::int32_t> units;  // written only under the mutex (resize); read anywhere
   std::int32_t policy;
-  pthread_mutex_t mutex;  // process-shared, robust; guards everything below
+  ShmMutex mutex;  // guards everything below; detects an owner that died holding it
   std::uint64_t epoch;
   std::uint64_t free_bits[4];
   std::int32_t free_count;
@@ -266,12 +266,6 @@ int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool a
     seg->kind = static_cast<std::uint32_t>(kind);
     seg->units.store(units, std::memory_order_relaxed);
     seg->policy = policy;
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(&seg->mutex, &attr);
-    pthread_mutexattr_destroy(&attr);
     for (int u = 0; u < units; ++u) seg->free_bits[u / 64] |= std::uint64_t{1} << (u % 64);
     seg->free_count = units;
     seg->ready.store(kMagic, std::memory_order_release);
@@ -325,20 +319,16 @@ int ShmLock::units() const noexcept { return _seg->units.load(std::memory_order_
 int ShmLock::policy() const noexcept { return _seg->policy; }
 int ShmLock::waiting() const noexcept { return _seg->waiting.load(std::memory_order_relaxed); }
 
-int ShmLock::enter() noexcept {
-  const int r = pthread_mutex_lock(&_seg->mutex);
-  if (r == 0) return 0;
-  if (r == EOWNERDEAD) {
+int ShmLock::enter(const Identity& me) noexcept {
+  if (_seg->mutex.lock(me) == ShmMutex::Acquired::owner_died) {
     // The previous owner died inside a critical section: the owner table is the truth, the
     // rest is rebuilt from it.
     reclaim(*_seg);
-    pthread_mutex_consistent(&_seg->mutex);
-    return 0;
   }
-  return fail(r, fmt::format("lock state is not recoverable: {}", std::strerror(r)));
+  return 0;
 }
 
-void ShmLock::leave() noexcept { pthread_mutex_unlock(&_seg->mutex); }
+void ShmLock::leave() noexcept { _seg->mutex.unlock(); }
 
 void ShmLock::wait_for_wake(std::atomic<std::uint32_t>* word, bool* timed_out) noexcept {
   // Short adaptive spin: grows while hand-offs arrive within it, shrinks when they do not.
@@ -365,28 +355,27 @@ void ShmLock::wait_for_wake(std::atomic<std::uint32_t>* word, bool* timed_out) n
 int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out, GrantInfo* info) noexcept {
   if (out == nullptr) return fail(EINVAL, "output mask is NULL");
   // Sizes as a sorted set, checked against H (fixed for SMLP locks; k-exclusion asks for {1}).
+  // Insertion into a sorted, duplicate-free array: cheap for the few sizes a request names.
   const int h = units();
+  if (allowed_in.empty()) return fail(EINVAL, "allowed sizes are empty");
   int sorted[GPURT_MAX_UNITS];
   int n = 0;
-  {
-    bool seen[GPURT_MAX_UNITS + 1] = {};
-    if (allowed_in.empty()) return fail(EINVAL, "allowed sizes are empty");
-    for (int s : allowed_in) {
-      if (s < 1 || s > h) return fail(EINVAL, fmt::format("allowed size {} is outside 1..{} (H)", s, h));
-      seen[s] = true;
-    }
-    if (!seen[1]) {
-      return fail(
-          EINVAL,
-          "allowed sizes must contain 1: a request is granted when one unit is free (FFT/SMLP §III-A)");
-    }
-    for (int s = 1; s <= h; ++s) {
-      if (seen[s]) sorted[n++] = s;
-    }
+  for (int s : allowed_in) {
+    if (s < 1 || s > h) return fail(EINVAL, fmt::format("allowed size {} is outside 1..{} (H)", s, h));
+    int i = n;
+    while (i > 0 && sorted[i - 1] > s) --i;
+    if (i > 0 && sorted[i - 1] == s) continue;  // duplicate
+    for (int j = n; j > i; --j) sorted[j] = sorted[j - 1];
+    sorted[i] = s;
+    ++n;
+  }
+  if (sorted[0] != 1) {
+    return fail(EINVAL,
+                "allowed sizes must contain 1: a request is granted when one unit is free (FFT/SMLP §III-A)");
   }
   const std::span<const int> allowed(sorted, static_cast<std::size_t>(n));
   const Identity& me = self();
-  if (int r = enter(); r < 0) return r;
+  if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const std::uint64_t ticket = ++s.epoch;
   if (info != nullptr) info->ticket = ticket;
@@ -430,14 +419,14 @@ int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out
     leave();
     bool timed_out = false;
     wait_for_wake(&w.wake, &timed_out);
-    if (int r = enter(); r < 0) return r;
+    if (int r = enter(me); r < 0) return r;
     if (timed_out) reclaim(s);
   }
 }
 
 int ShmLock::unlock(const gpurt_mask& held, std::uint64_t* epoch) noexcept {
   const Identity& me = self();
-  if (int r = enter(); r < 0) return r;
+  if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const int h = s.units.load(std::memory_order_relaxed);
   int count = 0;
@@ -488,7 +477,8 @@ int ShmLock::resize(int units) noexcept {
   if (units < 1 || units > GPURT_MAX_UNITS) {
     return fail(EINVAL, fmt::format("k = {}: must be 1..{}", units, GPURT_MAX_UNITS));
   }
-  if (int r = enter(); r < 0) return r;
+  const Identity& me = self();
+  if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const int h = s.units.load(std::memory_order_relaxed);
   if (s.free_count != h || s.waiting.load(std::memory_order_relaxed) != 0) {

@@ -16,6 +16,8 @@
 
 namespace gpurt::runtime {
 
+struct Identity;
+
 enum class LockKind : std::uint32_t { smlp = 1, kx = 2 };
 
 /// What happened at a grant, for callers that check the protocol (tests, tracing). Tickets and
@@ -60,7 +62,7 @@ class ShmLock {
 
  private:
   ShmLock(Segment* segment, LockKind kind) : _seg(segment), _kind(kind) {}
-  int enter() noexcept;  // locks the mutex, repairing the state if its owner died
+  int enter(const Identity& me) noexcept;  // locks the mutex; repairs if its owner died
   void leave() noexcept;
   void wait_for_wake(std::atomic<std::uint32_t>* word, bool* timed_out) noexcept;
 
