@@ -18,82 +18,16 @@
 
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/runtime/shm_mutex.hpp"
+#include "gpurt/runtime/shm_segment.hpp"
 #include "gpurt/runtime/sys.hpp"
 
 namespace gpurt::runtime {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x6770'7572'746c'6b31;  // "gpurtlk1"
-constexpr std::uint32_t kVersion = 1;
 constexpr auto kPoll = std::chrono::milliseconds(50);  // dead-owner check period while waiting
-constexpr auto kAttachWait = std::chrono::seconds(2);  // for a creator still initialising
 constexpr int kSpinMin = 16;
 constexpr int kSpinMax = 2048;
-
-thread_local std::string t_error;
-
-struct Owner {
-  std::int32_t pid;  // 0: the unit is free
-  std::int32_t tid;
-  std::uint64_t start;
-};
-
-// One queued request; its own cache line, since its futex word is polled while spinning.
-struct alignas(64) Waiter {
-  std::atomic<std::uint32_t> wake;  // set to 1 (under the mutex) to make the waiter re-check
-  std::uint32_t in_use;
-  std::int32_t pid;
-  std::int32_t tid;
-  std::uint64_t start;
-  std::uint64_t ticket;
-  std::int32_t priority;
-};
-
-std::string_view strip(const char* name) {
-  std::string_view n(name);
-  if (!n.empty() && n.front() == '/') n.remove_prefix(1);
-  return n;
-}
-
-int check_name(const char* name) noexcept {
-  if (name == nullptr) return fail(EINVAL, "lock name is NULL");
-  const std::string_view n = strip(name);
-  if (n.empty()) return fail(EINVAL, "lock name is empty");
-  if (n.size() > GPURT_MAX_NAME) {
-    return fail(ENAMETOOLONG,
-                fmt::format("lock name is {} characters long; at most {}", n.size(), GPURT_MAX_NAME));
-  }
-  if (n.find('/') != std::string_view::npos) {
-    return fail(EINVAL, fmt::format("lock name '{}' contains '/' (only a leading one is allowed)", n));
-  }
-  return 0;
-}
-
-std::string shm_path(LockKind kind, const char* name) {
-  return fmt::format("/gpurt-{}-{}", kind == LockKind::smlp ? "smlp" : "kx", strip(name));
-}
-
-const char* kind_name(LockKind kind) { return kind == LockKind::smlp ? "SMLP lock" : "k-exclusion lock"; }
-
-}  // namespace
-
-struct ShmLock::Segment {
-  std::atomic<std::uint64_t> ready;  // kMagic once the creator has initialised everything
-  std::uint32_t version;
-  std::uint32_t kind;
-  std::atomic<std::int32_t> units;  // written only under the mutex (resize); read anywhere
-  std::int32_t policy;
-  ShmMutex mutex;  // guards everything below; detects an owner that died holding it
-  std::uint64_t epoch;
-  std::uint64_t free_bits[4];
-  std::int32_t free_count;
-  std::atomic<std::int32_t> waiting;  // in-use Waiter slots; written under the mutex
-  Owner owner[GPURT_MAX_UNITS];
-  Waiter waiters[GPURT_MAX_WAITERS];
-};
-
-namespace {
 
 using Segment = ShmLock::Segment;
 
@@ -139,14 +73,31 @@ void check_invariants([[maybe_unused]] const Segment& s) {
 // Rebuilds the free set and the queue from the owner table after dropping dead processes' units
 // and requests. Run when a waiter times out and when the mutex's previous owner died in it.
 void reclaim(Segment& s) {
+  // Units usually come in runs of one owner: remember the last few answers (/proc reads).
+  struct Known {
+    std::int32_t pid;
+    std::uint64_t start;
+    bool alive;
+  };
+  Known known[8] = {};
+  int next = 0;
+  auto alive = [&](std::int32_t pid, std::uint64_t start) {
+    for (const Known& k : known) {
+      if (k.pid == pid && k.start == start) return k.alive;
+    }
+    const bool a = process_alive(pid, start);
+    known[next] = Known{pid, start, a};
+    next = (next + 1) % 8;
+    return a;
+  };
   const int units = s.units.load(std::memory_order_relaxed);
   for (int u = 0; u < units; ++u) {
     Owner& o = s.owner[u];
-    if (o.pid != 0 && !process_alive(o.pid, o.start)) o = Owner{};
+    if (o.pid != 0 && !alive(o.pid, o.start)) o = Owner{};
   }
   int waiting = 0;
   for (Waiter& w : s.waiters) {
-    if (w.in_use != 0 && !process_alive(w.pid, w.start)) w.in_use = 0;
+    if (w.in_use != 0 && !alive(w.pid, w.start)) w.in_use = 0;
     waiting += w.in_use != 0 ? 1 : 0;
   }
   s.waiting.store(waiting, std::memory_order_relaxed);
@@ -191,133 +142,6 @@ int grant(Segment& s, std::span<const int> allowed, const Identity& me, gpurt_ma
 }
 
 }  // namespace
-
-int fail(int err, std::string message) noexcept {
-  try {
-    t_error = std::move(message);
-  } catch (...) {
-    t_error.clear();  // out of memory for the message; the code still says what happened
-  }
-  return -err;
-}
-
-const char* last_error() noexcept { return t_error.c_str(); }
-
-int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool attach_any,
-                  ShmLock** out) noexcept {
-  if (int r = check_name(name); r < 0) return r;
-  const bool any_size = attach_any && units == 0;
-  if (!any_size && (units < 1 || units > GPURT_MAX_UNITS)) {
-    return fail(EINVAL, fmt::format("units = {}: must be 1..{}", units, GPURT_MAX_UNITS));
-  }
-  if (policy != GPURT_POLICY_FIFO && policy != GPURT_POLICY_PRIORITY) {
-    return fail(EINVAL, fmt::format("policy = {}: must be 0 (FIFO) or 1 (priority)", policy));
-  }
-  const std::string path = shm_path(kind, name);
-  bool created = false;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    if (!any_size) {
-      fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd >= 0) {
-        created = true;
-        break;
-      }
-      if (errno != EEXIST) return fail(errno, fmt::format("shm_open({}): {}", path, std::strerror(errno)));
-    }
-    fd = shm_open(path.c_str(), O_RDWR | O_CLOEXEC, 0);
-    if (fd < 0 && (errno != ENOENT || any_size)) {
-      return fail(errno, fmt::format("shm_open({}): {}", path, std::strerror(errno)));
-    }
-  }
-  if (fd < 0) return fail(EAGAIN, fmt::format("{} is being created and removed repeatedly", path));
-
-  const auto deadline = std::chrono::steady_clock::now() + kAttachWait;
-  if (created) {
-    if (ftruncate(fd, sizeof(Segment)) != 0) {
-      const int err = errno;
-      close(fd);
-      shm_unlink(path.c_str());
-      return fail(err, fmt::format("ftruncate({}): {}", path, std::strerror(err)));
-    }
-  } else {
-    struct stat st {};
-    while (fstat(fd, &st) == 0 && st.st_size == 0 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    if (st.st_size == 0) {
-      close(fd);
-      return fail(ETIMEDOUT, fmt::format("{} was never initialised; remove it with gpurt_*_unlink", path));
-    }
-    if (st.st_size != static_cast<off_t>(sizeof(Segment))) {
-      close(fd);
-      return fail(EPROTO, fmt::format("{} is not a gpurt lock of this version ({} bytes)", path, st.st_size));
-    }
-  }
-  void* addr = mmap(nullptr, sizeof(Segment), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int map_errno = errno;
-  close(fd);
-  if (addr == MAP_FAILED) return fail(map_errno, fmt::format("mmap({}): {}", path, std::strerror(map_errno)));
-
-  Segment* seg = nullptr;
-  if (created) {
-    seg = new (addr) Segment{};
-    seg->version = kVersion;
-    seg->kind = static_cast<std::uint32_t>(kind);
-    seg->units.store(units, std::memory_order_relaxed);
-    seg->policy = policy;
-    for (int u = 0; u < units; ++u) seg->free_bits[u / 64] |= std::uint64_t{1} << (u % 64);
-    seg->free_count = units;
-    seg->ready.store(kMagic, std::memory_order_release);
-  } else {
-    seg = static_cast<Segment*>(addr);
-    while (seg->ready.load(std::memory_order_acquire) != kMagic &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    std::string problem;
-    int err = EINVAL;
-    const int have = seg->units.load(std::memory_order_relaxed);
-    if (seg->ready.load(std::memory_order_acquire) != kMagic) {
-      err = ETIMEDOUT;
-      problem = fmt::format("{} was never initialised; remove it with gpurt_*_unlink", path);
-    } else if (seg->version != kVersion || seg->kind != static_cast<std::uint32_t>(kind)) {
-      err = EPROTO;
-      problem = fmt::format("{} is not a {} of this gpurt version", path, kind_name(kind));
-    } else if (!any_size && have != units) {
-      problem = fmt::format("{} '{}' exists with {} units; asked for {}", kind_name(kind), strip(name), have,
-                            units);
-    } else if (seg->policy != policy) {
-      problem = fmt::format("{} '{}' exists with policy {}; asked for {}", kind_name(kind), strip(name),
-                            seg->policy, policy);
-    }
-    if (!problem.empty()) {
-      munmap(addr, sizeof(Segment));
-      return fail(err, std::move(problem));
-    }
-  }
-  *out = new (std::nothrow) ShmLock(seg, kind);
-  if (*out == nullptr) {
-    munmap(addr, sizeof(Segment));
-    return fail(ENOMEM, "out of memory");
-  }
-  return 0;
-}
-
-int ShmLock::unlink(LockKind kind, const char* name) noexcept {
-  if (int r = check_name(name); r < 0) return r;
-  const std::string path = shm_path(kind, name);
-  if (shm_unlink(path.c_str()) != 0) {
-    return fail(errno, fmt::format("shm_unlink({}): {}", path, std::strerror(errno)));
-  }
-  return 0;
-}
-
-ShmLock::~ShmLock() { munmap(_seg, sizeof(Segment)); }
-
-int ShmLock::units() const noexcept { return _seg->units.load(std::memory_order_relaxed); }
-int ShmLock::policy() const noexcept { return _seg->policy; }
-int ShmLock::waiting() const noexcept { return _seg->waiting.load(std::memory_order_relaxed); }
 
 int ShmLock::enter(const Identity& me) noexcept {
   if (_seg->mutex.lock(me) == ShmMutex::Acquired::owner_died) {
