@@ -4,7 +4,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 GPURT      := ./$(BUILD)/gpurt
 
-.PHONY: all setup build demo test sanitize install-check fuzz clean
+.PHONY: all setup build demo test sanitize tsan install-check fuzz clean
 
 all: build
 
@@ -41,7 +41,7 @@ install-check: build
 	scripts/install-check $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-tsan
 
 # Coverage-guided fuzzing of the file readers (clang + libFuzzer); FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60
@@ -51,3 +51,12 @@ fuzz: setup
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp
 	mkdir -p build-fuzz/corpus-smlp && cp examples/smlp/*.json build-fuzz/corpus-smlp/
 	./build-fuzz/fuzz/fuzz_smlp build-fuzz/corpus-smlp -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
+
+# ThreadSanitizer build of the runtime (lock) tests: threads and forked processes on one lock,
+# the full 120 000 stress cycles (~10 s on 2 cores; GPURT_STRESS_SCALE=0.25 shortens them).
+tsan: setup
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPURT_SANITIZE=thread \
+	      -DGPURT_CUDA=OFF -DGPURT_PERF=OFF $(CMAKE_ARGS)
+	cmake --build build-tsan -j $(JOBS) --target test_runtime_locks test_runtime_partition
+	TSAN_OPTIONS=halt_on_error=1 GPURT_STRESS_SCALE=$(or $(GPURT_STRESS_SCALE),1) \
+	  ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -R '^(Smlp|Kx|Partition|AmdCuMask)'

@@ -4,9 +4,24 @@
 #include "commands.hpp"
 #include "gpurt/core/cuda_probe.hpp"
 #include "gpurt/core/json.hpp"
+#include "gpurt/runtime/partition.hpp"
 #include "table.hpp"
 
 namespace gpurt::cli {
+
+namespace {
+
+// Partition backends for device 0 (runtime/partition.hpp): name, unit size, availability.
+void print_partition_backends() {
+  Table t({"partition backend", "available", "SMs/unit", "units", "note"}, {false, false, true, true, false});
+  for (const PartitionBackendInfo& b : partition_backends()) {
+    t.add({b.name, b.available ? "yes" : "no", b.unit_sms > 0 ? std::to_string(b.unit_sms) : "-",
+           b.units > 0 ? std::to_string(b.units) : "-", b.note});
+  }
+  fmt::print("\n{}", t.render());
+}
+
+}  // namespace
 
 void add_device(CLI::App& app) {
   auto* cmd = app.add_subcommand("device", "List the CUDA devices visible to gpurt");
@@ -29,14 +44,24 @@ void add_device(CLI::App& app) {
                                {"shared_memory", d.shared_memory_per_sm},
                                {"max_threads_per_block", d.max_threads_per_block}});
       }
-      fmt::print(
-          "{}\n",
-          Json{{"built_with_cuda", probe.built_with_cuda}, {"reason", probe.reason}, {"devices", devices}}
-              .dump(2));
+      Json backends = Json::array();
+      for (const PartitionBackendInfo& b : partition_backends()) {
+        backends.push_back(Json{{"name", b.name},
+                                {"available", b.available},
+                                {"unit_sms", b.unit_sms},
+                                {"units", b.units},
+                                {"note", b.note}});
+      }
+      fmt::print("{}\n", Json{{"built_with_cuda", probe.built_with_cuda},
+                              {"reason", probe.reason},
+                              {"devices", devices},
+                              {"partition_backends", backends}}
+                             .dump(2));
       return;
     }
     if (probe.devices.empty()) {
       fmt::print("no GPU: {}\n", probe.reason);
+      print_partition_backends();
       return;
     }
     Table t({"index", "name", "cc", "SMs", "threads/SM", "blocks/SM", "regs/SM", "smem/SM", "memory"},
@@ -48,6 +73,7 @@ void add_device(CLI::App& app) {
              fmt::format("{} MiB", d.global_memory >> 20)});
     }
     fmt::print("{}", t.render());
+    print_partition_backends();
   });
 }
 

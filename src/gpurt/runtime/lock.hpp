@@ -1,0 +1,126 @@
+// C++ API of the SMLP and k-exclusion locks: RAII handles and guards over the same shared-memory
+// implementation as the C API in gpurt.h (semantics are documented there, once).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/runtime/gpurt.h"
+#include "gpurt/runtime/shm_lock.hpp"
+
+namespace gpurt {
+
+/// A lock operation failed. code() is the errno value (EINVAL, EPERM, ENAMETOOLONG, ...).
+class LockError : public Error {
+ public:
+  LockError(int code, const std::string& message) : Error(message), _code(code) {}
+  int code() const noexcept { return _code; }
+
+ private:
+  int _code;
+};
+
+/// Units in a mask, ascending.
+std::vector<int> mask_units(const gpurt_mask& mask);
+/// Number of units in a mask.
+int mask_count(const gpurt_mask& mask) noexcept;
+/// Whether unit u is in the mask.
+bool mask_test(const gpurt_mask& mask, int unit) noexcept;
+/// The mask holding exactly `units` (each 0..255).
+gpurt_mask mask_of(std::span<const int> units);
+
+class SmlpLock;
+
+/// Holds units of an SmlpLock; returns them when destroyed. Movable, not copyable; must be
+/// destroyed (or release()d) by the thread that locked.
+class SmlpGuard {
+ public:
+  SmlpGuard() = default;
+  SmlpGuard(SmlpGuard&& other) noexcept;
+  SmlpGuard& operator=(SmlpGuard&& other) noexcept;
+  SmlpGuard(const SmlpGuard&) = delete;
+  SmlpGuard& operator=(const SmlpGuard&) = delete;
+  ~SmlpGuard();
+
+  const gpurt_mask& mask() const noexcept { return _mask; }
+  int units() const noexcept { return mask_count(_mask); }
+  const runtime::GrantInfo& info() const noexcept { return _info; }
+  bool owns() const noexcept { return _lock != nullptr; }
+  /// Returns the units now; throws LockError if the lock refuses.
+  void release();
+
+ private:
+  friend class SmlpLock;
+  SmlpLock* _lock = nullptr;
+  gpurt_mask _mask{};
+  runtime::GrantInfo _info{};
+};
+
+/// An SMLP lock handle (gpurt_smlp_open). Thread-safe; share one per process.
+class SmlpLock {
+ public:
+  enum class Policy { fifo = GPURT_POLICY_FIFO, priority = GPURT_POLICY_PRIORITY };
+
+  /// Opens or creates lock `name` over `units` units. Throws LockError.
+  SmlpLock(const std::string& name, int units, Policy policy = Policy::fifo);
+  /// Removes the name; false if it did not exist. Throws LockError on other failures.
+  static bool unlink(const std::string& name);
+
+  /// Blocks until granted; see gpurt_smlp_lock. Throws LockError.
+  SmlpGuard lock(std::span<const int> allowed_sizes, int priority = 0);
+  /// The same without a guard: returns the units granted, fills `out` and, when given, `info`.
+  int lock(std::span<const int> allowed_sizes, int priority, gpurt_mask& out,
+           runtime::GrantInfo* info = nullptr);
+  /// See gpurt_smlp_unlock; returns the release's epoch. Throws LockError.
+  std::uint64_t unlock(const gpurt_mask& held);
+
+  int units() const noexcept { return _impl->units(); }
+  /// Requests waiting now (a snapshot).
+  int waiting() const noexcept { return _impl->waiting(); }
+
+ private:
+  std::unique_ptr<runtime::ShmLock> _impl;
+};
+
+/// A k-exclusion lock handle (gpurt_kx_open). Thread-safe.
+class KxLock {
+ public:
+  /// Opens or creates lock `name` with k slots (k == 0: attach to an existing one). Throws.
+  KxLock(const std::string& name, int k);
+  static bool unlink(const std::string& name);
+
+  /// A held slot, released when destroyed.
+  class Slot {
+   public:
+    Slot(KxLock& lock, int index) : _lock(&lock), _index(index) {}
+    Slot(Slot&& other) noexcept : _lock(other._lock), _index(other._index) { other._lock = nullptr; }
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    Slot& operator=(Slot&&) = delete;
+    ~Slot();
+    int index() const noexcept { return _index; }
+
+   private:
+    KxLock* _lock;
+    int _index;
+  };
+
+  /// Blocks (FIFO) for a slot. Throws LockError.
+  Slot acquire();
+  int acquire_index();
+  void release(int slot);
+  /// See gpurt_kx_resize. Throws LockError (EBUSY while a slot is held).
+  void resize(int k);
+  int slots() const noexcept { return _impl->units(); }
+  /// Requests waiting now (a snapshot).
+  int waiting() const noexcept { return _impl->waiting(); }
+
+ private:
+  std::unique_ptr<runtime::ShmLock> _impl;
+};
+
+}  // namespace gpurt

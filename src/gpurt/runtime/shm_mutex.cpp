@@ -1,0 +1,76 @@
+#include "gpurt/runtime/shm_mutex.hpp"
+
+#include <chrono>
+
+#include "gpurt/runtime/sys.hpp"
+
+namespace gpurt::runtime {
+
+namespace {
+constexpr std::uint32_t kContended = 0x8000'0000U;  // someone may sleep on the word (pids < 2^22)
+constexpr int kSpin = 64;
+constexpr auto kCheckPeriod = std::chrono::milliseconds(10);
+}  // namespace
+
+ShmMutex::Acquired ShmMutex::lock(const Identity& me) noexcept {
+  const auto mine = static_cast<std::uint32_t>(me.pid);
+  std::uint32_t c = 0;
+  if (_word.compare_exchange_strong(c, mine, std::memory_order_acquire, std::memory_order_relaxed)) {
+    _owner_start.store(me.start, std::memory_order_relaxed);
+    return Acquired::ok;
+  }
+  for (int i = 0; i < kSpin; ++i) {
+    cpu_relax();
+    c = 0;
+    if (_word.load(std::memory_order_relaxed) == 0 &&
+        _word.compare_exchange_strong(c, mine, std::memory_order_acquire, std::memory_order_relaxed)) {
+      _owner_start.store(me.start, std::memory_order_relaxed);
+      return Acquired::ok;
+    }
+  }
+  for (;;) {
+    c = _word.load(std::memory_order_relaxed);
+    if (c == 0) {
+      // Others may be asleep: keep the flag so our unlock wakes one of them.
+      if (_word.compare_exchange_strong(c, mine | kContended, std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+        _owner_start.store(me.start, std::memory_order_relaxed);
+        return Acquired::ok;
+      }
+      continue;
+    }
+    if ((c & kContended) == 0) {
+      if (!_word.compare_exchange_strong(c, c | kContended, std::memory_order_relaxed)) continue;
+      c |= kContended;
+    }
+    if (!futex_wait(&_word, c, kCheckPeriod) && owner_dead(c)) {
+      if (_word.compare_exchange_strong(c, mine | kContended, std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+        _owner_start.store(me.start, std::memory_order_relaxed);
+        return Acquired::owner_died;
+      }
+    }
+  }
+}
+
+void ShmMutex::unlock() noexcept {
+  if ((_word.exchange(0, std::memory_order_release) & kContended) != 0) futex_wake(&_word, 1);
+}
+
+bool ShmMutex::owner_dead(std::uint32_t word) noexcept {
+  const auto pid = static_cast<std::int32_t>(word & ~kContended);
+  if (!process_alive(pid, 0)) return true;  // no such process, or a zombie
+  const std::uint64_t start = _owner_start.load(std::memory_order_relaxed);
+  if (process_alive(pid, start)) return false;
+  // The pid runs, but as a newer process than the one that recorded its start -- or the owner
+  // has not recorded its start yet. Only the same (word, start) over a whole period means dead.
+  if (word == _suspect_word.load(std::memory_order_relaxed) &&
+      start == _suspect_start.load(std::memory_order_relaxed)) {
+    return true;
+  }
+  _suspect_word.store(word, std::memory_order_relaxed);
+  _suspect_start.store(start, std::memory_order_relaxed);
+  return false;
+}
+
+}  // namespace gpurt::runtime

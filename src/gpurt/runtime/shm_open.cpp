@@ -1,0 +1,182 @@
+// Creating, attaching to and removing a lock's shared-memory segment; error messages.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <string_view>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gpurt/runtime/shm_lock.hpp"
+#include "gpurt/runtime/shm_segment.hpp"
+
+namespace gpurt::runtime {
+
+namespace {
+
+constexpr auto kAttachWait = std::chrono::seconds(2);  // for a creator still initialising
+
+thread_local std::string t_error;
+
+std::string_view strip(const char* name) {
+  std::string_view n(name);
+  if (!n.empty() && n.front() == '/') n.remove_prefix(1);
+  return n;
+}
+
+int check_name(const char* name) noexcept {
+  if (name == nullptr) return fail(EINVAL, "lock name is NULL");
+  const std::string_view n = strip(name);
+  if (n.empty()) return fail(EINVAL, "lock name is empty");
+  if (n.size() > GPURT_MAX_NAME) {
+    return fail(ENAMETOOLONG,
+                fmt::format("lock name is {} characters long; at most {}", n.size(), GPURT_MAX_NAME));
+  }
+  if (n.find('/') != std::string_view::npos) {
+    return fail(EINVAL, fmt::format("lock name '{}' contains '/' (only a leading one is allowed)", n));
+  }
+  return 0;
+}
+
+std::string shm_path(LockKind kind, const char* name) {
+  return fmt::format("/gpurt-{}-{}", kind == LockKind::smlp ? "smlp" : "kx", strip(name));
+}
+
+const char* kind_name(LockKind kind) { return kind == LockKind::smlp ? "SMLP lock" : "k-exclusion lock"; }
+
+}  // namespace
+
+int fail(int err, std::string message) noexcept {
+  try {
+    t_error = std::move(message);
+  } catch (...) {
+    t_error.clear();  // out of memory for the message; the code still says what happened
+  }
+  return -err;
+}
+
+const char* last_error() noexcept { return t_error.c_str(); }
+
+int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool attach_any,
+                  ShmLock** out) noexcept {
+  if (int r = check_name(name); r < 0) return r;
+  const bool any_size = attach_any && units == 0;
+  if (!any_size && (units < 1 || units > GPURT_MAX_UNITS)) {
+    return fail(EINVAL, fmt::format("units = {}: must be 1..{}", units, GPURT_MAX_UNITS));
+  }
+  if (policy != GPURT_POLICY_FIFO && policy != GPURT_POLICY_PRIORITY) {
+    return fail(EINVAL, fmt::format("policy = {}: must be 0 (FIFO) or 1 (priority)", policy));
+  }
+  const std::string path = shm_path(kind, name);
+  bool created = false;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    if (!any_size) {
+      fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0) {
+        created = true;
+        break;
+      }
+      if (errno != EEXIST) return fail(errno, fmt::format("shm_open({}): {}", path, std::strerror(errno)));
+    }
+    fd = shm_open(path.c_str(), O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0 && (errno != ENOENT || any_size)) {
+      return fail(errno, fmt::format("shm_open({}): {}", path, std::strerror(errno)));
+    }
+  }
+  if (fd < 0) return fail(EAGAIN, fmt::format("{} is being created and removed repeatedly", path));
+
+  const auto deadline = std::chrono::steady_clock::now() + kAttachWait;
+  if (created) {
+    if (ftruncate(fd, sizeof(Segment)) != 0) {
+      const int err = errno;
+      close(fd);
+      shm_unlink(path.c_str());
+      return fail(err, fmt::format("ftruncate({}): {}", path, std::strerror(err)));
+    }
+  } else {
+    struct stat st {};
+    while (fstat(fd, &st) == 0 && st.st_size == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (st.st_size == 0) {
+      close(fd);
+      return fail(ETIMEDOUT, fmt::format("{} was never initialised; remove it with gpurt_*_unlink", path));
+    }
+    if (st.st_size != static_cast<off_t>(sizeof(Segment))) {
+      close(fd);
+      return fail(EPROTO, fmt::format("{} is not a gpurt lock of this version ({} bytes)", path, st.st_size));
+    }
+  }
+  void* addr = mmap(nullptr, sizeof(Segment), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int map_errno = errno;
+  close(fd);
+  if (addr == MAP_FAILED) return fail(map_errno, fmt::format("mmap({}): {}", path, std::strerror(map_errno)));
+
+  Segment* seg = nullptr;
+  if (created) {
+    seg = new (addr) Segment{};
+    seg->version = kVersion;
+    seg->kind = static_cast<std::uint32_t>(kind);
+    seg->units.store(units, std::memory_order_relaxed);
+    seg->policy = policy;
+    for (int u = 0; u < units; ++u) seg->free_bits[u / 64] |= std::uint64_t{1} << (u % 64);
+    seg->free_count = units;
+    seg->ready.store(kMagic, std::memory_order_release);
+  } else {
+    seg = static_cast<Segment*>(addr);
+    while (seg->ready.load(std::memory_order_acquire) != kMagic &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::string problem;
+    int err = EINVAL;
+    const int have = seg->units.load(std::memory_order_relaxed);
+    if (seg->ready.load(std::memory_order_acquire) != kMagic) {
+      err = ETIMEDOUT;
+      problem = fmt::format("{} was never initialised; remove it with gpurt_*_unlink", path);
+    } else if (seg->version != kVersion || seg->kind != static_cast<std::uint32_t>(kind)) {
+      err = EPROTO;
+      problem = fmt::format("{} is not a {} of this gpurt version", path, kind_name(kind));
+    } else if (!any_size && have != units) {
+      problem = fmt::format("{} '{}' exists with {} units; asked for {}", kind_name(kind), strip(name), have,
+                            units);
+    } else if (seg->policy != policy) {
+      problem = fmt::format("{} '{}' exists with policy {}; asked for {}", kind_name(kind), strip(name),
+                            seg->policy, policy);
+    }
+    if (!problem.empty()) {
+      munmap(addr, sizeof(Segment));
+      return fail(err, std::move(problem));
+    }
+  }
+  *out = new (std::nothrow) ShmLock(seg, kind);
+  if (*out == nullptr) {
+    munmap(addr, sizeof(Segment));
+    return fail(ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
+int ShmLock::unlink(LockKind kind, const char* name) noexcept {
+  if (int r = check_name(name); r < 0) return r;
+  const std::string path = shm_path(kind, name);
+  if (shm_unlink(path.c_str()) != 0) {
+    return fail(errno, fmt::format("shm_unlink({}): {}", path, std::strerror(errno)));
+  }
+  return 0;
+}
+
+ShmLock::~ShmLock() { munmap(_seg, sizeof(Segment)); }
+
+int ShmLock::units() const noexcept { return _seg->units.load(std::memory_order_relaxed); }
+int ShmLock::policy() const noexcept { return _seg->policy; }
+int ShmLock::waiting() const noexcept { return _seg->waiting.load(std::memory_order_relaxed); }
+
+}  // namespace gpurt::runtime

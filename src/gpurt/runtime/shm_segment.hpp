@@ -1,0 +1,49 @@
+// The layout of a lock's shared-memory segment, shared by shm_open.cpp (create/attach) and
+// shm_lock.cpp (the protocol). Internal: not part of the API. One layout, no #ifdef variants.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "gpurt/runtime/gpurt.h"
+#include "gpurt/runtime/shm_lock.hpp"
+#include "gpurt/runtime/shm_mutex.hpp"
+
+namespace gpurt::runtime {
+
+constexpr std::uint64_t kMagic = 0x6770'7572'746c'6b31;  // "gpurtlk1"
+constexpr std::uint32_t kVersion = 1;
+
+struct Owner {
+  std::int32_t pid;  // 0: the unit is free
+  std::int32_t tid;
+  std::uint64_t start;
+};
+
+// One queued request; its own cache line, since its futex word is polled while spinning.
+struct alignas(64) Waiter {
+  std::atomic<std::uint32_t> wake;  // set to 1 (under the mutex) to make the waiter re-check
+  std::uint32_t in_use;
+  std::int32_t pid;
+  std::int32_t tid;
+  std::uint64_t start;
+  std::uint64_t ticket;
+  std::int32_t priority;
+};
+
+struct ShmLock::Segment {
+  std::atomic<std::uint64_t> ready;  // kMagic once the creator has initialised everything
+  std::uint32_t version;
+  std::uint32_t kind;
+  std::atomic<std::int32_t> units;  // written only under the mutex (resize); read anywhere
+  std::int32_t policy;
+  ShmMutex mutex;  // guards everything below; detects an owner that died holding it
+  std::uint64_t epoch;
+  std::uint64_t free_bits[4];
+  std::int32_t free_count;
+  std::atomic<std::int32_t> waiting;  // in-use Waiter slots; written under the mutex
+  Owner owner[GPURT_MAX_UNITS];
+  Waiter waiters[GPURT_MAX_WAITERS];
+};
+
+}  // namespace gpurt::runtime

@@ -1,0 +1,43 @@
+// Small Linux helpers for the shared-memory locks: who the caller is, whether a process is still
+// alive, and futex waits and wakes on words in memory shared between processes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace gpurt::runtime {
+
+/// The calling thread as the locks record it. `start` is the process start time (clock ticks
+/// since boot, /proc/PID/stat field 22), so a recycled pid is not taken for the old process.
+struct Identity {
+  std::int32_t pid = 0;
+  std::int32_t tid = 0;
+  std::uint64_t start = 0;
+};
+
+/// The calling thread's identity; cached per thread and refreshed after fork().
+const Identity& self() noexcept;
+
+/// Whether process `pid`, started at `start`, still runs. A zombie counts as dead (it can never
+/// unlock again), and so does a pid now used by a newer process.
+bool process_alive(std::int32_t pid, std::uint64_t start) noexcept;
+
+/// Sleeps while `*word == expected`, at most `timeout`. Returns false on timeout, true otherwise
+/// (woken, value changed, or interrupted). Works across processes (no FUTEX_PRIVATE_FLAG).
+bool futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
+                std::chrono::nanoseconds timeout) noexcept;
+
+/// Wakes up to `count` threads sleeping on `word`.
+void futex_wake(std::atomic<std::uint32_t>* word, int count) noexcept;
+
+/// One CPU relaxation hint for spin loops.
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace gpurt::runtime

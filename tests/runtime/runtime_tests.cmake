@@ -1,0 +1,20 @@
+# Runtime layer tests (locks, partition backends); included from tests/CMakeLists.txt.
+gpurt_test(test_runtime_locks runtime/test_lock_api.cpp runtime/test_lock_stress.cpp
+           runtime/test_lock_robust.cpp runtime/test_kx.cpp)
+gpurt_test(test_runtime_partition runtime/test_amd_cu_mask.cpp runtime/test_gpu_partition.cpp)
+
+# The C header from a C compiler, through the include path users get (<gpurt/gpurt.h>).
+include(CheckLanguage)
+check_language(C)
+if(CMAKE_C_COMPILER)
+  enable_language(C)
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/c_include/gpurt)
+  configure_file(${PROJECT_SOURCE_DIR}/src/gpurt/runtime/gpurt.h ${CMAKE_CURRENT_BINARY_DIR}/c_include/gpurt/gpurt.h
+                 COPYONLY)
+  add_executable(c_api_smoke runtime/c_api_smoke.c)
+  set_target_properties(c_api_smoke PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  target_include_directories(c_api_smoke PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/c_include)
+  target_compile_options(c_api_smoke PRIVATE -Wall -Wextra -Wpedantic $<$<BOOL:${GPURT_WERROR}>:-Werror>)
+  target_link_libraries(c_api_smoke PRIVATE gpurt)
+  add_test(NAME runtime.c_api_smoke COMMAND c_api_smoke)
+endif()

@@ -1,0 +1,161 @@
+// Robustness: processes killed with SIGKILL while holding units, while waiting in the queue, and
+// at random points of a lock/unlock loop (some inside the lock's critical section, which the
+// robust mutex reports as EOWNERDEAD). The survivors must get every unit back, quickly.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "gpurt/core/rng.hpp"
+#include "gpurt/runtime/lock.hpp"
+#include "lock_oracle.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Forks a child that opens `name`, locks `sizes`, writes a byte to `ready` and sleeps forever.
+pid_t spawn_holder(const std::string& name, int units, std::vector<int> sizes, int ready_fd) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  try {
+    gpurt::SmlpLock lock(name, units);
+    gpurt_mask m{};
+    lock.lock(sizes, 0, m);
+    const char c = 'x';
+    if (write(ready_fd, &c, 1) != 1) _exit(4);
+    for (;;) pause();
+  } catch (...) {
+    _exit(3);
+  }
+}
+
+void wait_byte(int fd) {
+  char c = 0;
+  ASSERT_EQ(read(fd, &c, 1), 1);
+}
+
+struct Pipe {
+  int fd[2] = {-1, -1};
+  Pipe() {
+    if (pipe(fd) != 0) throw std::runtime_error("pipe");
+  }
+  ~Pipe() {
+    close(fd[0]);
+    close(fd[1]);
+  }
+};
+
+}  // namespace
+
+TEST(SmlpRobust, KilledHolderUnitsComeBack) {
+  alarm(60);  // a hang becomes a failure, not a stuck CI job
+  const std::string name = gpurt::test::unique_name("robust");
+  gpurt::SmlpLock lock(name, 8);
+  Pipe p;
+  const pid_t child = spawn_holder(name, 8, {1, 6}, p.fd[1]);
+  wait_byte(p.fd[0]);
+  const int two[] = {1, 2};
+  auto mine = lock.lock(two);  // the 2 units the child left; now none is free
+  EXPECT_EQ(mine.units(), 2);
+  ASSERT_EQ(kill(child, SIGKILL), 0);  // not reaped yet: a zombie must count as dead
+  const auto t0 = Clock::now();
+  std::atomic<int> got{0};
+  std::thread other([&] {  // waits in the queue until the dead child's 6 units are reclaimed
+    const int six[] = {1, 6};
+    auto g = lock.lock(six);
+    got = g.units();
+  });
+  other.join();
+  EXPECT_EQ(got.load(), 6);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(1));
+  mine.release();
+  const int all[] = {1, 8};
+  EXPECT_EQ(lock.lock(all).units(), 8);
+  int status = 0;
+  waitpid(child, &status, 0);
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
+}
+
+TEST(SmlpRobust, KilledWaiterLeavesTheQueue) {
+  alarm(60);
+  const std::string name = gpurt::test::unique_name("robust");
+  gpurt::SmlpLock lock(name, 4);
+  const int all[] = {1, 4};
+  auto held = lock.lock(all);
+  // A child queues (it blocks, so it never writes to the pipe), then dies at the head.
+  Pipe p;
+  const pid_t child = spawn_holder(name, 4, {1, 4}, p.fd[1]);
+  while (lock.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::atomic<int> got{0};
+  std::thread behind([&] {
+    auto g = lock.lock(all);
+    got = g.units();
+  });
+  while (lock.waiting() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  const auto t0 = Clock::now();
+  held.release();  // wakes the dead head; the thread behind must still get the units
+  behind.join();
+  EXPECT_EQ(got.load(), 4);
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(1));
+  EXPECT_EQ(lock.waiting(), 0);
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
+}
+
+TEST(SmlpRobust, RandomKillsDuringLockUnlockLoops) {
+  alarm(120);
+  const std::string name = gpurt::test::unique_name("robust");
+  constexpr int kUnits = 6;
+  gpurt::SmlpLock lock(name, kUnits);
+  gpurt::Rng rng(77);
+  int killed = 0;
+  for (int round = 0; round < 12; ++round) {
+    std::vector<pid_t> kids;
+    for (int k = 0; k < 3; ++k) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        try {
+          gpurt::SmlpLock own(name, kUnits);
+          const int sizes[] = {1, 2, 3};
+          for (;;) {
+            gpurt_mask m{};
+            own.lock(sizes, 0, m);
+            own.unlock(m);
+          }
+        } catch (...) {
+          _exit(3);
+        }
+      }
+      kids.push_back(pid);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(rng.uniform_int(2'000, 20'000)));
+    for (pid_t pid : kids) {
+      ASSERT_EQ(kill(pid, SIGKILL), 0);
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      EXPECT_TRUE(WIFSIGNALED(status)) << "a child failed before it was killed: " << status;
+      ++killed;
+    }
+  }
+  EXPECT_EQ(killed, 36);
+  // Every child is dead: the whole lock must come back, and keep working.
+  const int all[] = {1, kUnits};
+  const auto t0 = Clock::now();
+  for (int i = 0; i < 100; ++i) {
+    auto g = lock.lock(all);
+    ASSERT_EQ(g.units(), kUnits);
+  }
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_EQ(lock.waiting(), 0);
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
+}
