@@ -48,9 +48,11 @@ FUZZ_SECONDS ?= 60
 fuzz: setup
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURT_FUZZ=ON \
 	      -DGPURT_CUDA=OFF -DGPURT_TESTS=OFF -DGPURT_PERF=OFF -DGPURT_SANITIZE=address,undefined,fuzzer-no-link
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp
-	mkdir -p build-fuzz/corpus-smlp && cp examples/smlp/*.json build-fuzz/corpus-smlp/
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp fuzz_scenario
+	mkdir -p build-fuzz/corpus-smlp build-fuzz/corpus-scenario
+	cp examples/smlp/*.json build-fuzz/corpus-smlp/ && cp examples/sim/*.json build-fuzz/corpus-scenario/
 	./build-fuzz/fuzz/fuzz_smlp build-fuzz/corpus-smlp -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
+	./build-fuzz/fuzz/fuzz_scenario build-fuzz/corpus-scenario -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
 
 # ThreadSanitizer build of the runtime (lock) tests: threads and forked processes on one lock,
 # the full 120 000 stress cycles (~10 s on 2 cores; GPURT_STRESS_SCALE=0.25 shortens them).

@@ -6,6 +6,7 @@
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/rng.hpp"
+#include "gpurt/model/scenario.hpp"
 #include "gpurt/model/smlp_task.hpp"
 
 using namespace gpurt;
@@ -73,4 +74,27 @@ TEST(ParserMutation, SmlpReaderAcceptsOrRejectsCleanly) {
   // Both outcomes must occur, or the mutator is not exercising the reader.
   EXPECT_GT(accepted, 50);
   EXPECT_GT(rejected, 1000);
+}
+
+TEST(ParserMutation, ScenarioReaderAcceptsOrRejectsCleanly) {
+  const Platform& p = *find_platform_preset("jetson-tx2");
+  for (const char* example : {"/examples/sim/cuda_free.json", "/examples/sim/stream_fifo.json"}) {
+    const std::string seed_text = read_text_file(std::string(GPURT_SOURCE_DIR) + example);
+    Rng rng(7);
+    int accepted = 0, rejected = 0;
+    for (int i = 0; i < 3000; ++i) {
+      const std::string text = mutate(seed_text, rng);
+      try {
+        (void)parse_scenario(parse_json(text, "m.json"), "m.json", p);
+        ++accepted;
+      } catch (const InputError& e) {
+        ++rejected;
+        EXPECT_EQ(std::string(e.what()).rfind("m.json: ", 0), 0u) << e.what();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "unexpected exception " << e.what() << " for input:\n" << text;
+      }
+    }
+    EXPECT_GT(accepted, 20) << example;
+    EXPECT_GT(rejected, 1000) << example;
+  }
 }

@@ -137,7 +137,7 @@ void Simulator::start_block(int id, int sm) {
   Op& op = _ops[static_cast<std::size_t>(id)];
   _device.occupy(sm, op.shape);
   _placement->placed(sm);
-  const int block = op.next_block++;
+  ++op.next_block;
   // Optional interference model: slower when a block of another kernel is resident.
   const bool others = _kernels_running - (op.running > 0 ? 1 : 0) > 0;
   Nanos duration = op.block_time;
@@ -149,7 +149,9 @@ void Simulator::start_block(int id, int sm) {
   ++_contexts[static_cast<std::size_t>(op.context)].running_blocks;
   if (op.record >= 0) {
     auto& blocks = _records[static_cast<std::size_t>(op.record)].blocks;
-    if (!blocks.empty()) blocks[static_cast<std::size_t>(block)] = BlockRecord{_now, _now + duration, sm};
+    if (!_scenario.omit_block_times) {
+      blocks.push_back(BlockRecord{_now, _now + duration, sm});  // blocks start in index order
+    }
   }
   ++_stats.blocks;
   schedule(_now + duration, EventKind::block_end, id, sm);

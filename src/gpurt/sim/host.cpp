@@ -214,7 +214,10 @@ void Simulator::host_step(int index) {
               r.shared_memory = a.kernel.shape.shared_memory;
               r.launch_before = h.call_start;  // a launch blocked on the CPU shows as a long call
               r.launch_after = _now + call_cost;
-              if (!_scenario.omit_block_times) r.blocks.resize(static_cast<std::size_t>(a.kernel.blocks));
+              // Blocks start in index order, so records are appended as they start: memory follows
+              // what was simulated, not what a (possibly huge) grid asks for.
+              if (!_scenario.omit_block_times)
+                r.blocks.reserve(static_cast<std::size_t>(std::min(a.kernel.blocks, 4096)));
               _records.push_back(std::move(r));
               op.record = static_cast<int>(_records.size()) - 1;
               h.kernel_records.back().push_back(op.record);
