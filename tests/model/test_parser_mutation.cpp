@@ -55,14 +55,16 @@ std::string mutate(std::string text, Rng& rng) {
 
 }  // namespace
 
-TEST(ParserMutation, SmlpReaderAcceptsOrRejectsCleanly) {
-  const std::string seed_text = read_text_file(GPURT_SOURCE_DIR "/examples/smlp/cufft-rtx3060ti.json");
-  Rng rng(2024);
+// Feeds `count` mutations of `seed_text` to `read`; returns {accepted, rejected}.
+template <class Read>
+std::pair<int, int> mutate_and_read(const std::string& seed_text, std::uint64_t seed, int count,
+                                    Read&& read) {
+  Rng rng(seed);
   int accepted = 0, rejected = 0;
-  for (int i = 0; i < 4000; ++i) {
+  for (int i = 0; i < count; ++i) {
     const std::string text = mutate(seed_text, rng);
     try {
-      (void)parse_smlp_system(parse_json(text, "m.json"), "m.json");
+      read(text);
       ++accepted;
     } catch (const InputError& e) {
       ++rejected;
@@ -71,6 +73,14 @@ TEST(ParserMutation, SmlpReaderAcceptsOrRejectsCleanly) {
       ADD_FAILURE() << "unexpected exception " << e.what() << " for input:\n" << text;
     }
   }
+  return {accepted, rejected};
+}
+
+TEST(ParserMutation, SmlpReaderAcceptsOrRejectsCleanly) {
+  const std::string seed_text = read_text_file(GPURT_SOURCE_DIR "/examples/smlp/cufft-rtx3060ti.json");
+  const auto [accepted, rejected] = mutate_and_read(seed_text, 2024, 4000, [](const std::string& text) {
+    (void)parse_smlp_system(parse_json(text, "m.json"), "m.json");
+  });
   // Both outcomes must occur, or the mutator is not exercising the reader.
   EXPECT_GT(accepted, 50);
   EXPECT_GT(rejected, 1000);
@@ -80,20 +90,9 @@ TEST(ParserMutation, ScenarioReaderAcceptsOrRejectsCleanly) {
   const Platform& p = *find_platform_preset("jetson-tx2");
   for (const char* example : {"/examples/sim/cuda_free.json", "/examples/sim/stream_fifo.json"}) {
     const std::string seed_text = read_text_file(std::string(GPURT_SOURCE_DIR) + example);
-    Rng rng(7);
-    int accepted = 0, rejected = 0;
-    for (int i = 0; i < 3000; ++i) {
-      const std::string text = mutate(seed_text, rng);
-      try {
-        (void)parse_scenario(parse_json(text, "m.json"), "m.json", p);
-        ++accepted;
-      } catch (const InputError& e) {
-        ++rejected;
-        EXPECT_EQ(std::string(e.what()).rfind("m.json: ", 0), 0u) << e.what();
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "unexpected exception " << e.what() << " for input:\n" << text;
-      }
-    }
+    const auto [accepted, rejected] = mutate_and_read(seed_text, 7, 3000, [&](const std::string& text) {
+      (void)parse_scenario(parse_json(text, "m.json"), "m.json", p);
+    });
     EXPECT_GT(accepted, 20) << example;
     EXPECT_GT(rejected, 1000) << example;
   }

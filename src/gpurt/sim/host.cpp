@@ -110,6 +110,17 @@ void Simulator::host_step(int index) {
     --ctx.cpu_barrier;
     wake_waiters(h.stream, h.context);
   };
+  // The examiner's per-iteration barrier: everyone waiting at it goes on now.
+  auto open_barrier = [&] {
+    _barrier_arrived = 0;
+    for (std::size_t i = 0; i < _hosts.size(); ++i) {
+      if (_hosts[i]->wait == Host::Wait::barrier) {
+        _hosts[i]->wait = Host::Wait::none;
+        _hosts[i]->barrier_passed = true;
+        schedule(_now, EventKind::host_wake, static_cast<int>(i));
+      }
+    }
+  };
   // Resumed after an implicitly synchronising call (cudaFree): other threads may launch again.
   if (h.holds_cpu_barrier && h.wait == Host::Wait::none) release_cpu_barrier();
 
@@ -125,14 +136,7 @@ void Simulator::host_step(int index) {
           h.phase = Host::Phase::done;
           --_alive_hosts;
           if (_scenario.sync_every_iteration && _barrier_arrived > 0 && _barrier_arrived == _alive_hosts) {
-            _barrier_arrived = 0;
-            for (std::size_t i = 0; i < _hosts.size(); ++i) {
-              if (_hosts[i]->wait == Host::Wait::barrier) {
-                _hosts[i]->wait = Host::Wait::none;
-                _hosts[i]->barrier_passed = true;
-                schedule(_now, EventKind::host_wake, static_cast<int>(i));
-              }
-            }
+            open_barrier();
           }
           return;
         }
@@ -142,14 +146,7 @@ void Simulator::host_step(int index) {
             h.wait = Host::Wait::barrier;
             return;
           }
-          _barrier_arrived = 0;
-          for (std::size_t i = 0; i < _hosts.size(); ++i) {
-            if (_hosts[i]->wait == Host::Wait::barrier) {
-              _hosts[i]->wait = Host::Wait::none;
-              _hosts[i]->barrier_passed = true;
-              schedule(_now, EventKind::host_wake, static_cast<int>(i));
-            }
-          }
+          open_barrier();
         }
         if (inst.period.count() > 0) {
           const Nanos due = inst.release_time + inst.period * h.started_iterations;
