@@ -136,7 +136,7 @@ void add_analyze_rtgpu(CLI::App& analyze) {
       "       \"virtual_sms_per_sm\": 2, \"tasks\": [{\"name\", \"period\", \"deadline\"?, \"priority\"?,\n"
       "       \"cpu\": [[lo,hi],...], \"copy\": [[lo,hi],...], \"gpu\": [{\"work\": [lo,hi], \"overhead\", "
       "\"alpha\"}]}]}\n"
-      "Example:\n  gpurt analyze rtgpu examples/rtgpu/three-tasks.json --method rtgpu --search exact --json");
+      "Example:\n  gpurt analyze rtgpu examples/rtgpu/two-tasks.json --method rtgpu --search exact --json");
   auto args = std::make_shared<RtgpuArgs>();
   rtgpu->add_option("FILE", args->file, "gpurt/rtgpu@1 task file")->required();
   rtgpu->add_option("--method", args->method, "rtgpu (default), self-suspension or stgm")
