@@ -106,6 +106,9 @@ TEST(RtgpuTaskFile, RejectsBadInputWithPathAndValue) {
             "sys.json: tasks[0].copy[0][0] = -1: must be >= 0");
   EXPECT_EQ(error_of([](Json& d) { d["virtual_sms_per_sm"] = 0; }),
             "sys.json: virtual_sms_per_sm = 0: must be in 1..64");
+  EXPECT_EQ(error_of([](Json& d) { d["tasks"][1]["period"] = 2'000'000'000; }),
+            "sys.json: tasks[1].period = 2000000000: is too large (times are limited to 10^15 ns, about 11.6 "
+            "days)");
   EXPECT_EQ(error_of([](Json& d) { d["tasks"][0]["perod"] = 1; }),
             "sys.json: tasks[0].perod: unknown key (did you mean \"period\"?)");
 }

@@ -73,7 +73,7 @@ RtgpuSystem generate_rtgpu_table1(Rng& rng, const RtgpuTable1Options& o) {
     }
     // §6.1: D_i = (Σ CL + Σ ML + Σ G) / U_i and T_i = D_i.
     const double ui = std::max(u[static_cast<std::size_t>(i)], 1e-9);
-    const double d = std::min(static_cast<double>(total.count()) / ui, 9e18);
+    const double d = std::min(static_cast<double>(total.count()) / ui, 1e15);  // the model's time limit
     t.deadline = t.period = Nanos{static_cast<std::int64_t>(std::floor(d))};
     s.tasks.push_back(std::move(t));
   }

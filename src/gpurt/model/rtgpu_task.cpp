@@ -14,14 +14,23 @@ namespace {
 
 constexpr std::string_view kFormat = "gpurt/rtgpu@1";
 
+// Every time is at most 10^15 ns (about 11.6 days), so the analysis's sums of a few thousand
+// of them stay far inside 64 bits.
+constexpr Nanos kMaxTime{1'000'000'000'000'000};
+
+Nanos capped(const JsonNode& node, Nanos t) {
+  if (t > kMaxTime) node.fail("is too large (times are limited to 10^15 ns, about 11.6 days)");
+  return t;
+}
+
 // [lo, hi]: lower bounds round down, upper bounds up (never claim a tighter range than given).
 TimeBounds read_bounds(const JsonNode& node, TimeUnit unit, bool positive_hi) {
   const auto pair = node.items();
   if (pair.size() != 2) node.fail("must be [lo, hi]");
   TimeBounds b;
-  b.lo = pair[0].as_nonnegative_time(unit, Rounding::down);
-  b.hi = positive_hi ? pair[1].as_positive_time(unit, Rounding::up)
-                     : pair[1].as_nonnegative_time(unit, Rounding::up);
+  b.lo = capped(pair[0], pair[0].as_nonnegative_time(unit, Rounding::down));
+  b.hi = capped(pair[1], positive_hi ? pair[1].as_positive_time(unit, Rounding::up)
+                                     : pair[1].as_nonnegative_time(unit, Rounding::up));
   if (pair[0].as_number() > pair[1].as_number()) node.fail("lower bound must be <= upper bound");
   return b;
 }
@@ -37,14 +46,14 @@ RtgpuGpuSegment read_gpu(const JsonNode& node, TimeUnit unit) {
   RtgpuGpuSegment g;
   g.work = read_bounds(node.at("work"), unit, true);
   if (auto o = node.find("overhead")) {
-    g.overhead = o->as_nonnegative_time(unit, Rounding::up);
+    g.overhead = capped(*o, o->as_nonnegative_time(unit, Rounding::up));
     if (g.overhead > g.work.hi)
       o->fail("must be <= the work's upper bound (the overhead is part of the work)");
   }
   if (auto a = node.find("alpha")) {
     g.alpha = a->as_number();
     if (!(g.alpha >= 1.0)) a->fail("must be >= 1 (interleaving never speeds a kernel up)");
-    if (g.alpha > 1e6) a->fail("must be <= 1e6");
+    if (g.alpha > 100) a->fail("must be <= 100");
   }
   return g;
 }
@@ -56,7 +65,8 @@ RtgpuTask read_task(const JsonNode& node, TimeUnit unit) {
   t.name = name.as_string();
   if (t.name.empty()) name.fail("must not be empty");
   // A period is a minimum separation: rounding it down is the safe direction, as for deadlines.
-  t.period = node.at("period").as_positive_time(unit, Rounding::down);
+  const JsonNode period = node.at("period");
+  t.period = capped(period, period.as_positive_time(unit, Rounding::down));
   t.deadline = t.period;
   if (auto d = node.find("deadline")) {
     t.deadline = d->as_positive_time(unit, Rounding::down);
@@ -155,7 +165,9 @@ void validate(const RtgpuSystem& s) {
     if (m == 0) bad(ctx("no CPU segment"));
     if (t.copy.size() != 2 * m - 2) bad(ctx("copy segment count must be 2m-2"));
     if (t.gpu.size() != m - 1) bad(ctx("GPU segment count must be m-1"));
-    if (t.period <= Nanos{0} || t.deadline <= Nanos{0} || t.deadline > t.period) bad(ctx("need 0 < D <= T"));
+    if (t.period <= Nanos{0} || t.deadline <= Nanos{0} || t.deadline > t.period || t.period > kMaxTime) {
+      bad(ctx("need 0 < D <= T <= 10^15 ns"));
+    }
     if (t.priority < 1 || !priorities.insert(t.priority).second)
       bad(ctx("priorities must be unique and >= 1"));
     for (const TimeBounds& b : t.cpu) {
@@ -163,13 +175,14 @@ void validate(const RtgpuSystem& s) {
         bad(ctx("CPU bounds need 0 <= lo <= hi, hi > 0"));
     }
     for (const TimeBounds& b : t.copy) {
-      if (b.lo < Nanos{0} || b.lo > b.hi) bad(ctx("copy bounds need 0 <= lo <= hi"));
+      if (b.lo < Nanos{0} || b.lo > b.hi || b.hi > kMaxTime)
+        bad(ctx("copy bounds need 0 <= lo <= hi <= 10^15 ns"));
     }
     for (const RtgpuGpuSegment& g : t.gpu) {
       if (g.work.lo < Nanos{0} || g.work.lo > g.work.hi || g.work.hi <= Nanos{0})
         bad(ctx("bad GPU work bounds"));
       if (g.overhead < Nanos{0} || g.overhead > g.work.hi) bad(ctx("GPU overhead must be in [0, work hi]"));
-      if (!(g.alpha >= 1.0)) bad(ctx("alpha must be >= 1"));
+      if (!(g.alpha >= 1.0 && g.alpha <= 100)) bad(ctx("alpha must be in [1, 100]"));
     }
   }
 }
