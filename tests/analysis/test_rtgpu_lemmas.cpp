@@ -122,6 +122,44 @@ TEST(RtgpuBaselines, SelfSuspensionByHand) {
   EXPECT_EQ(*b[1].r2, ms(21));
 }
 
+TEST(RtgpuLemmas52And54, MinimumInterArrivalCases) {
+  // m = 3, T = 100, D = 80; CL lo 1, 2, 3 (hi 10, 20, 30); ML lo 1..4 (hi 4..7); GR lo 5, 6.
+  RtgpuTask t;
+  t.period = Nanos{100};
+  t.deadline = Nanos{80};
+  t.cpu = {{Nanos{1}, Nanos{10}}, {Nanos{2}, Nanos{20}}, {Nanos{3}, Nanos{30}}};
+  t.copy = {{Nanos{1}, Nanos{4}}, {Nanos{2}, Nanos{5}}, {Nanos{3}, Nanos{6}}, {Nanos{4}, Nanos{7}}};
+  const std::vector<TimeBounds> gpu{{Nanos{5}, Nanos{50}}, {Nanos{6}, Nanos{60}}};
+  // MS_i(j), Lemma 5.2: even j → GR_lo^{j/2}; odd j → CL_lo^{(j+1)/2}; j = 2m−3 = 3 →
+  // T − D + CL_lo^2 + CL_lo^0 = 20 + 3 + 1 = 24; later j ≡ 3 → T − ΣML^ (22) − CL_lo^1 (2) − ΣGR_lo (11)
+  // = 65.
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 0), Nanos{5});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 1), Nanos{2});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 2), Nanos{6});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 3), Nanos{24});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 4), Nanos{5});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 7), Nanos{65});
+  // CS_i(j), Lemma 5.4: ML_lo^{2j} + GR_lo^j + ML_lo^{2j+1} = 1+5+2 = 8 and 3+6+4 = 13; j = m−1 = 2
+  // → T − D = 20; later j ≡ 2 → T − ΣCL^ (60) − ΣML_lo (10) − ΣGR_lo (11) = 19.
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 0), Nanos{8});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 1), Nanos{13});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 2), Nanos{20});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 3), Nanos{8});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 5), Nanos{19});
+  // With T = D = 50 the later-job gap 50 − 81 is clamped to 0 (docs/rtgpu.md, choice 1).
+  t.period = t.deadline = Nanos{50};
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 5), Nanos{0});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 2), Nanos{0});
+  // The views carry the same numbers.
+  t.period = Nanos{100};
+  t.deadline = Nanos{80};
+  const SuspendingTask bus = bus_view(t, gpu);
+  EXPECT_EQ(bus.exec, (std::vector<Nanos>{Nanos{4}, Nanos{5}, Nanos{6}, Nanos{7}}));
+  EXPECT_EQ(bus.gap, (std::vector<Nanos>{Nanos{5}, Nanos{2}, Nanos{6}}));
+  EXPECT_EQ(bus.first_job_gap, Nanos{24});
+  EXPECT_EQ(bus.later_job_gap, Nanos{65});
+}
+
 TEST(RtgpuTheorem56, DeadlineMissIsData) {
   RtgpuSystem s = parse(kPair);
   s.tasks[1].deadline = ms(19);  // B's bound is 20
