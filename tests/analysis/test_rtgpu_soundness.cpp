@@ -22,6 +22,7 @@ struct Job {
   std::size_t segment = 0;  // index into the task's Plan
   Nanos remaining{0};
   bool on_bus = false;
+  bool issued = false;  // busy waiting: a copy or kernel starts only once the job held the CPU
 };
 
 struct TaskState {
@@ -58,7 +59,11 @@ Plan plan_of(const RtgpuTask& t, const std::vector<TimeBounds>& gpu, bool merged
 }
 
 // Runs the schedule up to `horizon`; returns each task's largest observed response time.
-std::vector<Nanos> simulate(const RtgpuSystem& s, const std::vector<Plan>& plans, Rng& rng, Nanos horizon) {
+// busy_wait (STGM): the highest-priority job with work left holds the CPU whatever its
+// segment; a copy or kernel is issued only while its job holds the CPU, then runs on the bus
+// (non-preemptive) or its own SMs even if the job is preempted meanwhile.
+std::vector<Nanos> simulate(const RtgpuSystem& s, const std::vector<Plan>& plans, Rng& rng, Nanos horizon,
+                            bool busy_wait) {
   const std::size_t n = s.tasks.size();
   std::vector<TaskState> st(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -81,7 +86,7 @@ std::vector<Nanos> simulate(const RtgpuSystem& s, const std::vector<Plan>& plans
       for (;;) {
         if (!x.job) {
           if (x.next_release >= x.releases.size() || x.releases[x.next_release] > now) break;
-          x.job = Job{x.releases[x.next_release++], 0, draw(rng, plans[i][0].length), false};
+          x.job = Job{x.releases[x.next_release++], 0, draw(rng, plans[i][0].length), false, false};
         }
         if (x.job->remaining > Nanos{0}) break;
         if (x.job->on_bus) bus = kNone;
@@ -92,28 +97,32 @@ std::vector<Nanos> simulate(const RtgpuSystem& s, const std::vector<Plan>& plans
         }
         ++x.job->segment;
         x.job->on_bus = false;
+        x.job->issued = false;
         x.job->remaining = draw(rng, plans[i][x.job->segment].length);
       }
     }
     bool pending = false;
     for (const TaskState& x : st) pending = pending || x.job || x.next_release < x.releases.size();
     if (!pending) break;
+    // CPU: preemptive; the highest-priority job in a CPU segment runs (busy waiting: the
+    // highest-priority job with work left, which issues its pending copy or kernel).
+    std::size_t cpu = kNone;
+    for (std::size_t i : order) {
+      if (st[i].job && (busy_wait || plans[i][st[i].job->segment].kind == Kind::cpu)) {
+        cpu = i;
+        if (busy_wait) st[i].job->issued = true;
+        break;
+      }
+    }
     // Bus: non-preemptive; when free, the highest-priority waiting copy takes it.
     if (bus == kNone) {
       for (std::size_t i : order) {
-        if (st[i].job && plans[i][st[i].job->segment].kind == Kind::copy) {
+        if (st[i].job && plans[i][st[i].job->segment].kind == Kind::copy &&
+            (!busy_wait || st[i].job->issued)) {
           bus = i;
           st[i].job->on_bus = true;
           break;
         }
-      }
-    }
-    // CPU: preemptive; the highest-priority job in a CPU segment runs.
-    std::size_t cpu = kNone;
-    for (std::size_t i : order) {
-      if (st[i].job && plans[i][st[i].job->segment].kind == Kind::cpu) {
-        cpu = i;
-        break;
       }
     }
     Nanos next = Nanos::max();
@@ -122,7 +131,8 @@ std::vector<Nanos> simulate(const RtgpuSystem& s, const std::vector<Plan>& plans
     }
     auto progressing = [&](std::size_t i) {
       const Kind k = plans[i][st[i].job->segment].kind;
-      return k == Kind::gpu || (k == Kind::cpu && cpu == i) || (k == Kind::copy && bus == i);
+      return (k == Kind::gpu && (!busy_wait || st[i].job->issued)) || (k == Kind::cpu && cpu == i) ||
+             (k == Kind::copy && bus == i);
     };
     for (std::size_t i = 0; i < n; ++i) {
       if (st[i].job && progressing(i)) next = std::min(next, now + st[i].job->remaining);
@@ -162,7 +172,7 @@ void check(RtgpuMethod method, std::uint64_t seed) {
       plans.push_back(plan_of(s.tasks[i], r.tasks[i].bounds.gpu, merged));
       longest = std::max(longest, s.tasks[i].period);
     }
-    const std::vector<Nanos> worst = simulate(s, plans, rng, 30 * longest);
+    const std::vector<Nanos> worst = simulate(s, plans, rng, 30 * longest, method == RtgpuMethod::stgm);
     for (std::size_t i = 0; i < s.tasks.size(); ++i) {
       const Nanos bound = *r.tasks[i].bounds.response;
       ASSERT_LE(worst[i], bound) << to_string(method) << " trial " << trial << " task " << s.tasks[i].name
@@ -186,6 +196,7 @@ TEST(RtgpuSoundness, RtgpuObservedResponsesStayWithinBounds) { check(RtgpuMethod
 TEST(RtgpuSoundness, SelfSuspensionObservedResponsesStayWithinBounds) {
   check(RtgpuMethod::self_suspension, 315);
 }
+TEST(RtgpuSoundness, StgmObservedResponsesStayWithinBounds) { check(RtgpuMethod::stgm, 316); }
 
 }  // namespace
 }  // namespace gpurt
