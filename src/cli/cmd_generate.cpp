@@ -59,6 +59,7 @@ void add_generate(CLI::App& app) {
   uu->add_option("--max-each", args->max_each, "Discard sets with a value above this (UUniFast-Discard)");
   uu->add_flag("--json", args->json, "Print a JSON array of arrays instead of CSV lines");
   uu->callback([args] { run_uunifast(*args); });
+  add_generate_rtgpu(*generate);
 }
 
 }  // namespace gpurt::cli

@@ -18,5 +18,8 @@ void add_analyze(CLI::App& app);
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
+void add_analyze_rtgpu(CLI::App& analyze);    // cmd_analyze_rtgpu.cpp
+void add_generate_rtgpu(CLI::App& generate);  // cmd_generate_rtgpu.cpp
+void add_sweep_rtgpu(CLI::App& app);          // cmd_sweep_rtgpu.cpp
 
 }  // namespace gpurt::cli

@@ -1,0 +1,48 @@
+// gpurt generate rtgpu: one RTGPU Table 1 task set (RTGPU seed §6.1) as a gpurt/rtgpu@1 file.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpurt/gen/rtgpu_table1.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+struct Table1Args {
+  RtgpuTable1Options options;
+  std::uint64_t seed = 1;
+  bool one_copy = false;
+};
+}  // namespace
+
+void add_generate_rtgpu(CLI::App& generate) {
+  auto* cmd =
+      generate.add_subcommand("rtgpu", "RTGPU Table 1 task set (RTGPU seed §6.1) as gpurt/rtgpu@1 JSON");
+  cmd->footer(
+      "Example:\n  gpurt generate rtgpu --utilization 1.5 --seed 7 > set.json\n"
+      "  gpurt analyze rtgpu set.json");
+  auto a = std::make_shared<Table1Args>();
+  RtgpuTable1Options& o = a->options;
+  cmd->add_option("--utilization", o.utilization, "Total utilisation U (split by UUniFast)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", a->seed, "RNG seed (same seed, same file on any machine)");
+  cmd->add_option("--tasks", o.tasks, "Tasks N (Table 1: 5)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--subtasks", o.subtasks, "CPU segments M per task (Table 1: 5)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--sms", o.physical_sms, "Physical SMs GN (Table 1: 10)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--suspension-scale", o.suspension_scale,
+                  "Scale the copy and GPU ranges (Fig. 8: 0.5, 2, 8 for 2:1, 1:2, 1:8)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--lower-fraction", o.lower_fraction,
+                  "Lower bounds as a fraction of the drawn lengths (default 1)")
+      ->check(CLI::Range(1e-9, 1.0));
+  cmd->add_flag("--one-copy", a->one_copy, "One combined copy per GPU segment (§6.1's one-copy model)");
+  cmd->callback([a] {
+    RtgpuTable1Options options = a->options;
+    options.two_copies = !a->one_copy;
+    Rng rng(a->seed);
+    fmt::print("{}\n", to_json(generate_rtgpu_table1(rng, options)).dump(2));
+  });
+}
+
+}  // namespace gpurt::cli

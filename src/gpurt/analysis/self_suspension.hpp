@@ -1,0 +1,66 @@
+// Uniprocessor fixed-priority building blocks: the classic response-time analysis and the
+// multi-segment self-suspension workload function that RTGPU §2.2 summarises from its ref. [23]
+// (Lemmas 2.1-2.3). Pure functions; times in nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "gpurt/core/time.hpp"
+
+namespace gpurt {
+
+/// A sporadic task for the classic analysis: WCET C_j and period T_j.
+struct FpTask {
+  Nanos wcet{0};
+  Nanos period{0};
+};
+
+/// Classic fixed-priority response-time analysis (Joseph & Pandya 1986; Audsley et al. 1993):
+/// the least R with R = C + B + Σ_{j ∈ higher} ceil(R / T_j)·C_j, iterated from C + B.
+/// nullopt when the iteration passes `limit` (e.g. the deadline). Periods must be > 0.
+std::optional<Nanos> fp_response_time(Nanos wcet, Nanos blocking, std::span<const FpTask> higher,
+                                      Nanos limit);
+
+/// A task as ONE resource sees it (RTGPU §2.2): n execution segments on the resource with
+/// suspensions (time spent elsewhere) between them, in the form Lemma 2.1 needs.
+struct SuspendingTask {
+  std::vector<Nanos> exec;  ///< L^_i^j, upper bounds of the execution segments, j = 0..n-1
+  std::vector<Nanos> gap;   ///< S_i(j), j = 0..n-2: minimum separation after segment j, same job
+  Nanos first_job_gap{0};   ///< S_i(n-1): after the last segment of the FIRST job in the window
+  Nanos later_job_gap{0};   ///< S_i(j), j ≡ n-1 (mod n), j > n-1: after a later job's last segment
+};
+
+/// S_i(j) for any j >= 0: the minimum inter-arrival time between execution segments j and j+1
+/// counted from the window's first segment (Lemma 2.1's three cases).
+Nanos min_inter_arrival(const SuspendingTask& task, std::int64_t j);
+
+/// Lemma 2.1 (also Lemmas 5.2 and 5.4, which instantiate it): W_i^h(t), the most execution
+/// the task can place in a window of length t that starts with its segment h:
+/// Σ_{j=h}^{l} L^(j mod n) + min(L^((l+1) mod n), t − Σ_{j=h}^{l}(L^(j mod n) + S_i(j))),
+/// l the largest index with Σ_{j=h}^{l}(L^(j mod n) + S_i(j)) <= t.
+/// 0 for a task with no segment on the resource. h < n.
+Nanos segment_workload(const SuspendingTask& task, std::size_t h, Nanos t);
+
+/// max over h ∈ [0, n-1] of segment_workload(task, h, t): the term Lemmas 2.2, 5.3, 5.5 sum.
+Nanos max_segment_workload(const SuspendingTask& task, Nanos t);
+
+/// Total interference max_h W_i^h(t), summed over `higher` (Lemma 2.2's sum).
+Nanos total_interference(std::span<const SuspendingTask> higher, Nanos t);
+
+/// Least fixed point of R = base + f(R) for a non-decreasing f, iterated from `base`;
+/// nullopt once an iterate exceeds `limit`.
+template <class F>
+std::optional<Nanos> least_fixed_point(Nanos base, Nanos limit, F&& f) {
+  Nanos r = base;
+  while (r <= limit) {
+    const Nanos next = base + f(r);
+    if (next == r) return r;
+    r = next;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpurt

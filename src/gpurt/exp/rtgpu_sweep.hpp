@@ -1,0 +1,38 @@
+// RTGPU §6.2 experiments: acceptance ratio against utilisation for the three methods on Table 1
+// task sets (Figures 8-11). Parallel over task sets (oneTBB); the result depends only on the
+// options and the seed, never on the number of threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/gen/rtgpu_table1.hpp"
+
+namespace gpurt {
+
+struct RtgpuSweepOptions {
+  RtgpuTable1Options generator;      ///< its `utilization` is replaced by each point's
+  std::vector<double> utilizations;  ///< the x axis
+  int sets_per_point = 100;          ///< §6.1: 100 task sets a point
+  std::uint64_t seed = 1;
+  std::vector<RtgpuMethod> methods{RtgpuMethod::rtgpu, RtgpuMethod::self_suspension, RtgpuMethod::stgm};
+  RtgpuSearch search = RtgpuSearch::exact;
+  int threads = 0;  ///< 0: oneTBB's default
+};
+
+struct RtgpuSweepPoint {
+  double utilization = 0;
+  int sets = 0;
+  std::vector<int> accepted;  ///< per method, in options.methods order
+};
+
+/// Task set j of point p is drawn from Rng(seed).fork(p · sets_per_point + j), so every set is
+/// the same whichever thread analyses it. The same sets are given to every method.
+std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& options);
+
+/// CSV: "utilization,sets,<method>,..." with acceptance ratios in [0, 1].
+std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const std::vector<RtgpuMethod>& methods);
+
+}  // namespace gpurt

@@ -1,0 +1,60 @@
+#include "gpurt/model/fifo_task.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/model/platform.hpp"
+
+namespace gpurt {
+
+FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
+  const JsonNode root(document, file);
+  if (!root.is_object()) root.fail("must be a JSON object");
+  root.expect_object({"format", "time_unit", "gpu_threads", "platform", "max_block", "tasks"});
+  expect_format(root, "gpurt/fifo@1");
+  FifoSystem s;
+  s.time_unit = read_time_unit(root, TimeUnit::ms);
+  const auto threads = root.find("gpu_threads");
+  const auto platform = root.find("platform");
+  if (threads && platform) threads->fail("give \"gpu_threads\" or \"platform\", not both");
+  if (threads) {
+    s.gpu_threads = threads->as_int_in(1, std::int64_t{1} << 40);
+  } else if (platform) {
+    const Platform p = parse_platform(*platform);
+    s.gpu_threads = std::int64_t{p.sms} * p.max_threads;
+    s.max_block = p.max_threads_per_block;
+  } else {
+    root.fail("needs \"gpu_threads\" (m) or \"platform\"");
+  }
+  if (auto b = root.find("max_block")) s.max_block = static_cast<int>(b->as_int_in(1, 1 << 20));
+  if (s.max_block > s.gpu_threads) s.max_block = static_cast<int>(s.gpu_threads);
+
+  const JsonNode tasks = root.at("tasks");
+  const auto entries = tasks.items();
+  if (entries.empty()) tasks.fail("must hold at least one task");
+  std::set<std::string> names;
+  for (const JsonNode& e : entries) {
+    e.expect_object({"name", "wcet", "period", "grid", "block"});
+    FifoTask t;
+    const JsonNode name = e.at("name");
+    t.name = name.as_string();
+    if (t.name.empty()) name.fail("must not be empty");
+    if (!names.insert(t.name).second) name.fail("is the name of an earlier task");
+    t.wcet = e.at("wcet").as_positive_time(s.time_unit, Rounding::up);
+    t.period = e.at("period").as_positive_time(s.time_unit, Rounding::down);
+    t.grid = static_cast<int>(e.at("grid").as_int_in(1, 1 << 30));
+    const JsonNode block = e.at("block");
+    t.block = static_cast<int>(block.as_int_in(1, 1 << 20));
+    if (t.block > s.max_block) {
+      block.fail(fmt::format("must be <= b_lim = {} (the largest block the GPU accepts)", s.max_block));
+    }
+    s.tasks.push_back(std::move(t));
+  }
+  return s;
+}
+
+FifoSystem load_fifo_system(const std::string& path) { return parse_fifo_system(load_json_file(path), path); }
+
+}  // namespace gpurt

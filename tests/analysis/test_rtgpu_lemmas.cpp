@@ -1,0 +1,177 @@
+// RTGPU §5 lemmas on systems small enough to compute by hand; the arithmetic is in the comments.
+#include <gtest/gtest.h>
+
+#include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/core/error.hpp"
+
+namespace gpurt {
+namespace {
+
+constexpr Nanos ms(std::int64_t v) { return Nanos{v * 1'000'000}; }
+constexpr Nanos us(std::int64_t v) { return Nanos{v * 1'000}; }
+
+RtgpuSystem parse(const std::string& text) { return parse_rtgpu_system(Json::parse(text), "test.json"); }
+
+TEST(RtgpuLemma51, GpuBoundsRoundSafely) {
+  // GW in [8, 16] ms, GL^ = 2 ms, α = 1.5.
+  const RtgpuGpuSegment g{{ms(8), ms(16)}, ms(2), 1.5};
+  // 2 virtual SMs: lo = 8/2 = 4; hi = (16·1.5 − 2)/2 + 2 = 22/2 + 2 = 13.
+  EXPECT_EQ(gpu_response_bounds(g, 2).lo, ms(4));
+  EXPECT_EQ(gpu_response_bounds(g, 2).hi, ms(13));
+  // 4 virtual SMs: lo = 2; hi = 22/4 + 2 = 7.5.
+  EXPECT_EQ(gpu_response_bounds(g, 4).lo, ms(2));
+  EXPECT_EQ(gpu_response_bounds(g, 4).hi, us(7500));
+  // 3 virtual SMs, in ns: lo = floor(8e6/3) = 2666666; hi = 2e6 + ceil(22e6/3) = 2e6 + 7333334.
+  EXPECT_EQ(gpu_response_bounds(g, 3).lo, Nanos{2'666'666});
+  EXPECT_EQ(gpu_response_bounds(g, 3).hi, Nanos{9'333'334});
+}
+
+// Task "solo": m = 2, CL = [1,2],[1,3]; ML = [1,1],[0.5,2]; G: GW [8,16], GL 2, α 1.5.
+const char* kSolo = R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+  "platform": {"preset": "gtx1080ti", "sms": 4}, "virtual_sms_per_sm": 2,
+  "tasks": [{"name": "solo", "period": 100, "cpu": [[1, 2], [1, 3]], "copy": [[1, 1], [0.5, 2]],
+             "gpu": [{"work": [8, 16], "overhead": 2, "alpha": 1.5}]}]})";
+
+TEST(RtgpuTheorem56, OneTaskAloneIsTheSumOfUpperBounds) {
+  const RtgpuSystem s = parse(kSolo);
+  // Exact search gives the least allocation that works: 1 physical SM = 2 virtual SMs.
+  const RtgpuResult r = analyse_rtgpu(s);
+  ASSERT_TRUE(r.schedulable);
+  ASSERT_EQ(r.tasks.size(), 1u);
+  EXPECT_EQ(r.tasks[0].virtual_sms, 2);
+  const RtgpuTaskBounds& b = r.tasks[0].bounds;
+  // No other task: no interference and no blocking, so MR^ = ML^ and CR^ = CL^.
+  EXPECT_EQ(*b.copy_hi[0], ms(1));
+  EXPECT_EQ(*b.copy_hi[1], ms(2));
+  EXPECT_EQ(*b.cpu_hi[0], ms(2));
+  EXPECT_EQ(*b.cpu_hi[1], ms(3));
+  // R1 = GR^ 13 + MR^ (1 + 2) + CR^ (2 + 3) = 21 = R2 (CL^ sum equals CR^ sum).
+  EXPECT_EQ(*b.r1, ms(21));
+  EXPECT_EQ(*b.r2, ms(21));
+  EXPECT_EQ(*b.response, ms(21));
+  // Lower bound: CL_lo 1 + 1, ML_lo 1 + 0.5, GR_lo 8/2 = 4: 7.5 ms.
+  EXPECT_EQ(b.lower, us(7500));
+}
+
+// A (priority 1): CL [1,1]x2, ML [1,1]x2, G: GW 4, GL 0, α 1, T = D = 20.
+// B (priority 2): CL [2,2]x2, ML [3,3]x2, G: GW 4, GL 0, α 1, T = D = 50.
+// One physical SM each (2 virtual): GR_A = GR_B = [2, 2].
+const char* kPair = R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+  "platform": {"preset": "gtx1080ti", "sms": 2},
+  "tasks": [
+    {"name": "A", "period": 20, "priority": 1, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+     "gpu": [{"work": [4, 4], "overhead": 0, "alpha": 1}]},
+    {"name": "B", "period": 50, "priority": 2, "cpu": [[2, 2], [2, 2]], "copy": [[3, 3], [3, 3]],
+     "gpu": [{"work": [4, 4], "overhead": 0, "alpha": 1}]}]})";
+
+TEST(RtgpuLemmas52To56, TwoTasksByHand) {
+  const RtgpuSystem s = parse(kPair);
+  const std::vector<int> one_each{1, 1};
+  const auto b = analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, one_each);
+  // A: no higher-priority task; Lemma 5.3 blocking = B's longest copy = 3.
+  // MR^_A = 1 + 3 = 4 (both copies); CR^_A = 1. R1 = 2 + 8 + 2 = 12; R2 = 2 + 8 + 2 = 12.
+  EXPECT_EQ(*b[0].copy_hi[0], ms(4));
+  EXPECT_EQ(*b[0].copy_hi[1], ms(4));
+  EXPECT_EQ(*b[0].response, ms(12));
+  EXPECT_TRUE(b[0].schedulable);
+  // B on the bus sees A's view (Lemma 5.2): copies of 1 at 0 and 3 (gap GR_lo = 2), first-job
+  // gap T−D + CL_lo^1 + CL_lo^0 = 2, later gap 20 − 2 − 2 = 16. MR = 3 + max_h MW_A^h(MR):
+  // 3 → 3 + 1 = 4 → 3 + 2 = 5 → (h=0: 1 + min(1, 5−3) = 2; h=1: 1 + min(1, 5−3) = 2) 5.
+  EXPECT_EQ(*b[1].copy_hi[0], ms(5));
+  EXPECT_EQ(*b[1].copy_hi[1], ms(5));
+  // B on the CPU sees A's view (Lemma 5.4): CL of 1, gap ML_lo + GR_lo + ML_lo = 4, first-job gap
+  // T − D = 0, later gap 20 − 2 − 2 − 2 = 14. CR = 2 + max_h CW_A^h(CR):
+  // 2 → (h=1: 1 at 0, next at 1 → 1 + min(1, 1) = 2) 4 → (h=1: 2) 4.
+  EXPECT_EQ(*b[1].cpu_hi[0], ms(4));
+  EXPECT_EQ(*b[1].cpu_hi[1], ms(4));
+  // R1 = GR^ 2 + MR^ 10 + CR^ 8 = 20.
+  EXPECT_EQ(*b[1].r1, ms(20));
+  // R2 = 2 + 10 + ΣCL 4 + max_h CW_A^h(R2): 16 → h=0 packs A's CPU segments at 0, 5, 6, 11
+  // (then 26), so CW = 4 within 16: R = 20; at 20 still 4 (26 > 20): R2 = 20.
+  EXPECT_EQ(*b[1].r2, ms(20));
+  EXPECT_EQ(*b[1].response, ms(20));
+  EXPECT_TRUE(b[1].schedulable);
+}
+
+TEST(RtgpuBaselines, StgmBusyWaitingByHand) {
+  const RtgpuSystem s = parse(kPair);
+  const std::vector<int> one_each{1, 1};
+  const auto b = analyse_rtgpu_allocation(s, RtgpuMethod::stgm, one_each);
+  // C_A = CL 2 + ML 2 + GR^ 2 = 6, plus 2 copies x longest lower-priority copy 3 = 12.
+  // C_B = 4 + 6 + 2 = 12 (no lower-priority task). R_A = 12.
+  EXPECT_EQ(*b[0].response, ms(12));
+  // R_B = 12 + ceil(R/20)·12: 12 → 24 → 36 → 36.
+  EXPECT_EQ(*b[1].response, ms(36));
+}
+
+TEST(RtgpuBaselines, SelfSuspensionByHand) {
+  const RtgpuSystem s = parse(kPair);
+  const std::vector<int> ignored{1, 1};
+  const auto b = analyse_rtgpu_allocation(s, RtgpuMethod::self_suspension, ignored);
+  // Whole GPU: 2 SMs = 4 virtual, GR = 4/4 = 1. Device segments: A 1+1+1 = 3, B 3+1+3 = 7.
+  // A: DR = 3 + blocking 7 = 10; CR = 1, 1; R = 10 + 2 = 12.
+  EXPECT_EQ(*b[0].copy_hi[0], ms(10));
+  EXPECT_EQ(*b[0].response, ms(12));
+  // B: A's device view: one segment of 3, first-job gap 0 + 1 + 1 = 2, later gap 20 − 3 = 17.
+  // DR = 7 + W: 7 → 7 + (3 + min(3, 7−5)) = 12 → 7 + 6 = 13 → 13.
+  EXPECT_EQ(*b[1].copy_hi[0], ms(13));
+  // CR_B: A's CPU gaps 1+1+1 = 3, first 0, later 20 − 2 − 2 − 1 = 15: 2 → 4 → 4.
+  EXPECT_EQ(*b[1].cpu_hi[0], ms(4));
+  // R1 = 13 + 4 + 4 = 21. R2 = 13 + 4 + W(R2): 17 → 17 + 4 = 21 → 21.
+  EXPECT_EQ(*b[1].r1, ms(21));
+  EXPECT_EQ(*b[1].r2, ms(21));
+}
+
+TEST(RtgpuLemmas52And54, MinimumInterArrivalCases) {
+  // m = 3, T = 100, D = 80; CL lo 1, 2, 3 (hi 10, 20, 30); ML lo 1..4 (hi 4..7); GR lo 5, 6.
+  RtgpuTask t;
+  t.period = Nanos{100};
+  t.deadline = Nanos{80};
+  t.cpu = {{Nanos{1}, Nanos{10}}, {Nanos{2}, Nanos{20}}, {Nanos{3}, Nanos{30}}};
+  t.copy = {{Nanos{1}, Nanos{4}}, {Nanos{2}, Nanos{5}}, {Nanos{3}, Nanos{6}}, {Nanos{4}, Nanos{7}}};
+  const std::vector<TimeBounds> gpu{{Nanos{5}, Nanos{50}}, {Nanos{6}, Nanos{60}}};
+  // MS_i(j), Lemma 5.2: even j → GR_lo^{j/2}; odd j → CL_lo^{(j+1)/2}; j = 2m−3 = 3 →
+  // T − D + CL_lo^2 + CL_lo^0 = 20 + 3 + 1 = 24; later j ≡ 3 → T − ΣML^ (22) − CL_lo^1 (2) − ΣGR_lo (11)
+  // = 65.
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 0), Nanos{5});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 1), Nanos{2});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 2), Nanos{6});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 3), Nanos{24});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 4), Nanos{5});
+  EXPECT_EQ(bus_min_inter_arrival(t, gpu, 7), Nanos{65});
+  // CS_i(j), Lemma 5.4: ML_lo^{2j} + GR_lo^j + ML_lo^{2j+1} = 1+5+2 = 8 and 3+6+4 = 13; j = m−1 = 2
+  // → T − D = 20; later j ≡ 2 → T − ΣCL^ (60) − ΣML_lo (10) − ΣGR_lo (11) = 19.
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 0), Nanos{8});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 1), Nanos{13});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 2), Nanos{20});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 3), Nanos{8});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 5), Nanos{19});
+  // With T = D = 50 the later-job gap 50 − 81 is clamped to 0 (docs/rtgpu.md, choice 1).
+  t.period = t.deadline = Nanos{50};
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 5), Nanos{0});
+  EXPECT_EQ(cpu_min_inter_arrival(t, gpu, 2), Nanos{0});
+  // The views carry the same numbers.
+  t.period = Nanos{100};
+  t.deadline = Nanos{80};
+  const SuspendingTask bus = bus_view(t, gpu);
+  EXPECT_EQ(bus.exec, (std::vector<Nanos>{Nanos{4}, Nanos{5}, Nanos{6}, Nanos{7}}));
+  EXPECT_EQ(bus.gap, (std::vector<Nanos>{Nanos{5}, Nanos{2}, Nanos{6}}));
+  EXPECT_EQ(bus.first_job_gap, Nanos{24});
+  EXPECT_EQ(bus.later_job_gap, Nanos{65});
+}
+
+TEST(RtgpuTheorem56, DeadlineMissIsData) {
+  RtgpuSystem s = parse(kPair);
+  s.tasks[1].deadline = ms(19);  // B's bound is 20
+  const std::vector<int> one_each{1, 1};
+  const auto b = analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, one_each);
+  EXPECT_FALSE(b[1].schedulable);
+  EXPECT_FALSE(b[1].reason.empty());
+  // The same system on 2 SMs cannot be saved by any search: B needs 1 SM and has it.
+  const RtgpuResult r = analyse_rtgpu(s);
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_FALSE(r.allocation_found);
+}
+
+}  // namespace
+}  // namespace gpurt

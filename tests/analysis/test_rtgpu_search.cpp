@@ -1,0 +1,92 @@
+// The fast searches against Algorithm 2's brute force on random small Table 1 systems.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/gen/rtgpu_table1.hpp"
+
+namespace gpurt {
+namespace {
+
+RtgpuSystem random_small_system(Rng& rng) {
+  RtgpuTable1Options o;
+  o.tasks = static_cast<int>(rng.uniform_int(2, 4));
+  o.subtasks = static_cast<int>(rng.uniform_int(1, 3));
+  o.physical_sms = static_cast<int>(rng.uniform_int(o.tasks, 8));
+  o.utilization = rng.uniform(0.05, 1.2);
+  o.two_copies = rng.uniform01() < 0.5;
+  o.suspension_scale = rng.uniform(0.5, 4.0);
+  o.lower_fraction = rng.uniform01() < 0.5 ? 1.0 : 0.5;
+  return generate_rtgpu_table1(rng, o);
+}
+
+struct Tally {
+  int schedulable = 0, unschedulable = 0;
+};
+
+Tally compare(RtgpuMethod method, std::uint64_t seed, int systems) {
+  Rng rng(seed);
+  Tally tally;
+  for (int i = 0; i < systems; ++i) {
+    const RtgpuSystem s = random_small_system(rng);
+    const RtgpuResult brute = analyse_rtgpu(s, {method, RtgpuSearch::brute});
+    const RtgpuResult exact = analyse_rtgpu(s, {method, RtgpuSearch::exact});
+    EXPECT_EQ(brute.schedulable, exact.schedulable) << "system " << i << "\n" << to_json(s).dump();
+    if (method == RtgpuMethod::rtgpu) {
+      // Greedy is exact too under this analysis (see rtgpu_search.cpp).
+      const RtgpuResult greedy = analyse_rtgpu(s, {method, RtgpuSearch::greedy});
+      EXPECT_EQ(brute.schedulable, greedy.schedulable) << "system " << i;
+    }
+    if (exact.schedulable) {
+      // The allocation exact reports fits on the GPU and passes the analysis on its own.
+      std::vector<int> alloc;
+      for (const RtgpuTaskResult& t : exact.tasks) alloc.push_back(t.physical_sms);
+      EXPECT_LE(std::accumulate(alloc.begin(), alloc.end(), 0), s.platform.sms);
+      for (const RtgpuTaskBounds& b : analyse_rtgpu_allocation(s, method, alloc)) EXPECT_TRUE(b.schedulable);
+    }
+    ++(brute.schedulable ? tally.schedulable : tally.unschedulable);
+  }
+  return tally;
+}
+
+TEST(RtgpuSearch, ExactAndGreedyEqualBruteForceOn600Systems) {
+  const Tally t = compare(RtgpuMethod::rtgpu, 11, 600);
+  // Both outcomes must be well represented, or the comparison proves little.
+  EXPECT_GE(t.schedulable, 100);
+  EXPECT_GE(t.unschedulable, 100);
+}
+
+TEST(RtgpuSearch, StgmExactEqualsBruteForceOn500Systems) {
+  const Tally t = compare(RtgpuMethod::stgm, 12, 500);
+  EXPECT_GE(t.schedulable, 50);
+  EXPECT_GE(t.unschedulable, 50);
+}
+
+TEST(RtgpuSearch, BruteForceRefusesHugeGrids) {
+  RtgpuTable1Options o;
+  o.tasks = 20;
+  o.physical_sms = 132;
+  Rng rng(1);
+  const RtgpuSystem s = generate_rtgpu_table1(rng, o);
+  EXPECT_THROW(analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::brute}), Error);
+  // The exact search handles the same system (one least count per task, binary search).
+  const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::exact});
+  EXPECT_LE(r.allocations_tried, 20 * 10);
+}
+
+TEST(RtgpuSearch, MoreTasksThanSmsIsUnschedulable) {
+  RtgpuTable1Options o;
+  o.tasks = 3;
+  o.physical_sms = 2;
+  o.utilization = 0.01;
+  Rng rng(5);
+  const RtgpuSystem s = generate_rtgpu_table1(rng, o);
+  for (RtgpuSearch search : {RtgpuSearch::brute, RtgpuSearch::greedy, RtgpuSearch::exact}) {
+    EXPECT_FALSE(analyse_rtgpu(s, {RtgpuMethod::rtgpu, search}).schedulable);
+  }
+}
+
+}  // namespace
+}  // namespace gpurt

@@ -1,0 +1,107 @@
+// `gpurt analyze rtgpu|fifo` and `gpurt generate rtgpu` as a user runs them.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class RtgpuCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    _dir = fs::temp_directory_path() / ("gpurt-rtgpu-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(_dir);
+  }
+  void TearDown() override { fs::remove_all(_dir); }
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path p = _dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  Outcome cli(const std::string& args) {
+    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
+    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = gpurt::read_text_file(out);
+    r.err = gpurt::read_text_file(err);
+    return r;
+  }
+  fs::path _dir;
+};
+
+const std::string kPair = GPURT_SOURCE_DIR "/examples/rtgpu/two-tasks.json";
+
+TEST_F(RtgpuCli, JsonHasTheDocumentedShape) {
+  const Outcome r = cli("analyze rtgpu " + kPair + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j.dump(), R"({"schedulable":true,"method":"rtgpu","allocation":{"A":2,"B":2},"tasks":[)"
+                      R"({"name":"A","response_bound":12.0,"deadline":20.0,"schedulable":true},)"
+                      R"({"name":"B","response_bound":20.0,"deadline":50.0,"schedulable":true}]})");
+}
+
+TEST_F(RtgpuCli, MethodsAndSearches) {
+  const Outcome stgm = cli("analyze rtgpu " + kPair + " --method stgm --search brute --json");
+  ASSERT_EQ(stgm.code, 0) << stgm.err;
+  // Brute force finds (1, 1) first; STGM's hand-computed bounds are 12 and 36 (test_rtgpu_lemmas).
+  EXPECT_EQ(gpurt::Json::parse(stgm.out)["tasks"][1]["response_bound"], 36.0);
+  const Outcome table = cli("analyze rtgpu " + kPair + " --method self-suspension");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("schedulable: yes"), std::string::npos) << table.out;
+}
+
+TEST_F(RtgpuCli, CheckExitsOneWhenUnschedulable) {
+  std::string text = gpurt::read_text_file(kPair);
+  text.replace(text.find("\"period\": 50"), 12, "\"period\": 50, \"deadline\": 19");
+  const std::string f = write("tight.json", text);
+  EXPECT_EQ(cli("analyze rtgpu " + f).code, 0);
+  const Outcome r = cli("analyze rtgpu " + f + " --check");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("B: "), std::string::npos) << r.out;
+}
+
+TEST_F(RtgpuCli, BadInputExitsTwoWithNothingOnStdout) {
+  std::string text = gpurt::read_text_file(kPair);
+  text.replace(text.find("\"alpha\": 1"), 10, "\"alpha\": 0.5");
+  const Outcome r = cli("analyze rtgpu " + write("bad.json", text) + " --json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("tasks[0].gpu[0].alpha = 0.5: must be >= 1"), std::string::npos) << r.err;
+  EXPECT_EQ(cli("analyze rtgpu " + kPair + " --method nope").code, 2);
+}
+
+TEST_F(RtgpuCli, FifoExample2) {
+  const Outcome r = cli("analyze fifo " GPURT_SOURCE_DIR "/examples/fifo/example2.json --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j["b_max"], 1024);
+  EXPECT_EQ(j["limit"], 3073.0);
+  EXPECT_EQ(j["at_or_above_limit"], true);
+}
+
+TEST_F(RtgpuCli, GenerateIsDeterministicAndAnalysable) {
+  const Outcome a = cli("generate rtgpu --utilization 0.5 --seed 42");
+  const Outcome b = cli("generate rtgpu --utilization 0.5 --seed 42");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const Outcome r = cli("analyze rtgpu " + write("gen.json", a.out) + " --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+}  // namespace
