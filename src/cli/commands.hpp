@@ -15,6 +15,7 @@ inline int& exit_status() {
 
 void add_platforms(CLI::App& app);
 void add_analyze(CLI::App& app);
+void add_analyze_pbs(CLI::App& analyze);  // cmd_analyze_pbs.cpp
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
