@@ -78,6 +78,7 @@ bool PbsOracle::eligible(std::span<const int> order) {
 }
 
 const std::vector<PbsOracle::Batch>& PbsOracle::eligible_subsets(TaskMask ready) {
+  ++_queries;
   if (auto it = _subsets.find(ready); it != _subsets.end()) return it->second;
   std::vector<Batch> out;
   std::unordered_set<TaskMask> found;
