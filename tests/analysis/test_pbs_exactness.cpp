@@ -54,6 +54,8 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
     const PbsResult plain = analyse_pbs(s, {.policy = PbsPolicy::gpusched_reference});
     const PbsResult fast = analyse_pbs(s, {.policy = PbsPolicy::gpusched});
     const PbsResult all = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .explore_all = true});
+    const PbsResult identical_only = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .merge = false});
+    ASSERT_EQ(identical_only.schedulable, plain.schedulable) << "case " << case_index;
     ASSERT_TRUE(plain.complete && fast.complete && all.complete);
     ASSERT_EQ(fast.schedulable, plain.schedulable) << "case " << case_index << "\n" << to_json(s).dump(1);
     ASSERT_EQ(all.schedulable, plain.schedulable) << "case " << case_index;

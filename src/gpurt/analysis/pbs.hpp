@@ -30,6 +30,9 @@ struct PbsOptions {
   bool explore_all = false;
   /// GPUSched: give up after creating this many vertices (result.complete = false).
   std::uint64_t max_vertices = 100'000'000;
+  /// GPUSched (fast): merge dominated vertices (Δ > 0). Off: only identical vertices are
+  /// merged — the "without merging" curve of the seed's Figure 5c.
+  bool merge = true;
 };
 
 /// Job k of a task (k = 0, 1, ...; it arrives at k·period).

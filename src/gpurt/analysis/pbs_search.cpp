@@ -162,7 +162,7 @@ class FastSearch {
     auto [it, inserted] = _memo.try_emplace(std::move(key));
     if (inserted) _memo_bytes += sizeof(Key) + _done.size() * sizeof(std::int32_t) + 64;
     for (const Entry& e : it->second) {
-      if (e.t <= t && t - e.t <= e.sigma && (e.failed || e.t == t)) {
+      if (e.t <= t && t - e.t <= e.sigma && (e.failed || e.t == t) && (_options.merge || e.t == t)) {
         ++_stats.vertices_merged;
         const std::int64_t sigma = e.failed ? e.sigma - (t - e.t) : 0;
         return Outcome{!e.failed, idle_slack < kInf ? idle_slack : sigma};
