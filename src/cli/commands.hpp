@@ -19,5 +19,6 @@ void add_analyze_pbs(CLI::App& analyze);  // cmd_analyze_pbs.cpp
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
+void add_simulate_table(CLI::App& app);  // cmd_simulate_table.cpp
 
 }  // namespace gpurt::cli
