@@ -74,6 +74,11 @@ TEST(PbsSeed, Figure2GpuSchedFindsASchedule) {
   EXPECT_TRUE(plain.schedulable);
   EXPECT_EQ(check_pbs_table(s, plain.table), "");
   EXPECT_GT(plain.stats.vertices_created, fast.stats.vertices_created);
+  // A vertex cap below the 9 frames the schedule needs: no verdict, and it says so.
+  const PbsResult capped = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .max_vertices = 3});
+  EXPECT_FALSE(capped.schedulable);
+  EXPECT_FALSE(capped.complete);
+  EXPECT_TRUE(capped.table.empty());
   // A table that breaks the model is caught: J1 cannot end at 2 ms.
   std::vector<PbsFrame> bad = fast.table;
   bad[0].end = Nanos{2 * kMs};
