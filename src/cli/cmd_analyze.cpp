@@ -99,6 +99,7 @@ void add_analyze(CLI::App& app) {
   smlp->add_option("--rho", args->rho, "Use this rho for every task that selects sizes by rho");
   smlp->callback([args] { run_smlp(*args); });
   add_analyze_rtgpu(*analyze);
+  add_analyze_pbs(*analyze);
 }
 
 }  // namespace gpurt::cli

@@ -15,11 +15,13 @@ inline int& exit_status() {
 
 void add_platforms(CLI::App& app);
 void add_analyze(CLI::App& app);
+void add_analyze_pbs(CLI::App& analyze);  // cmd_analyze_pbs.cpp
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
 void add_analyze_rtgpu(CLI::App& analyze);    // cmd_analyze_rtgpu.cpp
 void add_generate_rtgpu(CLI::App& generate);  // cmd_generate_rtgpu.cpp
 void add_sweep_rtgpu(CLI::App& app);          // cmd_sweep_rtgpu.cpp
+void add_simulate_table(CLI::App& app);  // cmd_simulate_table.cpp
 
 }  // namespace gpurt::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_generate(app);
   gpurt::cli::add_simulate(app);
   gpurt::cli::add_sweep_rtgpu(app);
+  gpurt::cli::add_simulate_table(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

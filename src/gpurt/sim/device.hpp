@@ -23,6 +23,8 @@ class Device {
   void release(int sm, const BlockShape& shape) noexcept;
   int resident_threads(int sm) const noexcept { return _threads[static_cast<std::size_t>(sm)]; }
   int resident_blocks(int sm) const noexcept { return _blocks[static_cast<std::size_t>(sm)]; }
+  int resident_registers(int sm) const noexcept { return _registers[static_cast<std::size_t>(sm)]; }
+  std::int64_t resident_shared_memory(int sm) const noexcept { return _shared[static_cast<std::size_t>(sm)]; }
   const Platform& platform() const noexcept { return _platform; }
 
  private:

@@ -1,0 +1,128 @@
+// gpurt analyze pbs FILE: GPUSched and the EDF baselines of the PBS seed on a gpurt/pbs@1 file.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpurt/analysis/pbs.hpp"
+#include "gpurt/core/error.hpp"
+#include "table.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+
+struct PbsArgs {
+  std::string file;
+  std::string policy = "gpusched";
+  bool json = false;
+  bool check = false;
+  bool explore_all = false;
+  std::uint64_t max_vertices = PbsOptions{}.max_vertices;
+};
+
+std::string job_name(const PbsSystem& s, const PbsJobRef& j) {
+  return fmt::format("{}#{}", s.tasks[static_cast<std::size_t>(j.task)].name, j.job);
+}
+
+Json stats_json(const PbsStats& st) {
+  return Json{{"vertices_created", st.vertices_created},
+              {"vertices_merged", st.vertices_merged},
+              {"vertices_split", st.vertices_split},
+              {"vertices_pruned", st.vertices_pruned},
+              {"fast_forwards", st.fast_forwards},
+              {"edges", st.edges},
+              {"schedulable_end_vertices", st.schedulable_end_vertices},
+              {"oracle_queries", st.oracle_queries},
+              {"oracle_simulations", st.oracle_simulations},
+              {"peak_memory_bytes", st.peak_memory_bytes},
+              {"seconds", st.seconds}};
+}
+
+Json pbs_json(const PbsSystem& s, const PbsResult& r) {
+  const TimeUnit u = s.time_unit;
+  Json table = Json::array();
+  for (const PbsFrame& f : r.table) {
+    Json jobs = Json::array();
+    for (const PbsJobRef& j : f.jobs) {
+      jobs.push_back(Json{{"task", s.tasks[static_cast<std::size_t>(j.task)].name}, {"job", j.job}});
+    }
+    table.push_back(
+        Json{{"start", from_nanos(f.start, u)}, {"end", from_nanos(f.end, u)}, {"jobs", std::move(jobs)}});
+  }
+  Json out{{"schedulable", r.schedulable}, {"policy", std::string(to_string(r.policy))}};
+  out["complete"] = r.complete;
+  out["hyperperiod"] = from_nanos(r.hyperperiod, u);
+  out["table"] = std::move(table);
+  if (r.first_miss) {
+    out["first_miss"] = Json{{"task", s.tasks[static_cast<std::size_t>(r.first_miss->task)].name},
+                             {"job", r.first_miss->job}};
+  }
+  out["stats"] = stats_json(r.stats);
+  return out;
+}
+
+std::string pbs_text(const PbsSystem& s, const PbsResult& r, const std::string& file) {
+  const TimeUnit u = s.time_unit;
+  std::string out = fmt::format("PBS analysis ({}) of {}\n", to_string(r.policy), file);
+  out += fmt::format("platform {}: {} tasks, hyperperiod {} {}; times in {}\n\n", s.platform.id,
+                     s.tasks.size(), format_time(r.hyperperiod, u), to_string(u), to_string(u));
+  Table t({"frame", "start", "end", "batch (submission order)"}, {true, true, true, false});
+  for (std::size_t i = 0; i < r.table.size(); ++i) {
+    std::string batch;
+    for (const PbsJobRef& j : r.table[i].jobs) batch += (batch.empty() ? "" : ", ") + job_name(s, j);
+    t.add({std::to_string(i), format_time(r.table[i].start, u), format_time(r.table[i].end, u), batch});
+  }
+  if (!r.table.empty()) out += t.render() + "\n";
+  out += fmt::format("schedulable: {}{}\n", r.schedulable ? "yes" : "NO",
+                     r.complete ? "" : " (search stopped at --max-vertices: not proven)");
+  if (r.first_miss) out += fmt::format("first deadline miss: {}\n", job_name(s, *r.first_miss));
+  const PbsStats& st = r.stats;
+  out += fmt::format(
+      "vertices: {} created, {} merged, {} split, {} pruned; {} fast-forwards; {} edges\n"
+      "oracle: {} queries, {} simulations; peak memory ~{} KiB; {:.3f} ms\n",
+      st.vertices_created, st.vertices_merged, st.vertices_split, st.vertices_pruned, st.fast_forwards,
+      st.edges, st.oracle_queries, st.oracle_simulations, st.peak_memory_bytes / 1024, st.seconds * 1e3);
+  return out;
+}
+
+void run_pbs(const PbsArgs& a) {
+  const auto policy = parse_pbs_policy(a.policy);
+  if (!policy) {
+    throw InputError("--policy", "", a.policy,
+                     "must be gpusched, edf-serial, edf-parallel or gpusched-reference");
+  }
+  const PbsSystem system = load_pbs_system(a.file);
+  const PbsResult result = analyse_pbs(
+      system, PbsOptions{.policy = *policy, .explore_all = a.explore_all, .max_vertices = a.max_vertices});
+  // Everything is computed before anything is printed: bad input never yields partial output.
+  if (a.json) {
+    fmt::print("{}\n", pbs_json(system, result).dump(2));
+  } else {
+    fmt::print("{}", pbs_text(system, result, a.file));
+  }
+  if (a.check && !result.schedulable) exit_status() = 1;
+}
+
+}  // namespace
+
+void add_analyze_pbs(CLI::App& analyze) {
+  auto* pbs = analyze.add_subcommand(
+      "pbs", "Parallel Batch Scheduler: GPUSched schedule-graph search or EDF baselines (PBS seed)");
+  pbs->footer(
+      "File: {\"format\": \"gpurt/pbs@1\", \"time_unit\": \"us\", \"platform\": \"h100\",\n"
+      "       \"tasks\": [{\"name\", \"period\", \"deadline\"?, \"wcet\", \"blocks\", \"threads\",\n"
+      "                  \"registers\"?, \"shared_memory\"?, \"slowdown\"?}],\n"
+      "       \"batches\"?: [{\"tasks\": [\"a\", \"b\"], \"completion\": 4}]}\n"
+      "Example:\n  gpurt analyze pbs examples/pbs/figure1.json --policy edf-serial");
+  auto args = std::make_shared<PbsArgs>();
+  pbs->add_option("FILE", args->file, "gpurt/pbs@1 task file")->required();
+  pbs->add_option("--policy", args->policy,
+                  "gpusched (default), edf-serial, edf-parallel, gpusched-reference");
+  pbs->add_flag("--json", args->json, "Print JSON instead of a table");
+  pbs->add_flag("--check", args->check, "Exit 1 when the system is not schedulable");
+  pbs->add_flag("--explore-all", args->explore_all,
+                "GPUSched: explore the whole graph, count every schedulable end vertex, keep the earliest");
+  pbs->add_option("--max-vertices", args->max_vertices, "GPUSched: stop after creating this many vertices");
+  pbs->callback([args] { run_pbs(*args); });
+}
+
+}  // namespace gpurt::cli

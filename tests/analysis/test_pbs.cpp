@@ -1,0 +1,151 @@
+// PBS seed examples: Example 2.1 (the oracle), Figures 1/2 (EDFserial, EDFParallel, GPUSched)
+// and Example 3.12 (merge and split).
+#include <gtest/gtest.h>
+
+#include "gpurt/analysis/pbs.hpp"
+#include "gpurt/analysis/pbs_model.hpp"
+#include "pbs_helpers.hpp"
+
+namespace gpurt {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+// Example 2.1: two SMs of 256 threads; J1 = 4 blocks × 64 threads, J2 = 1 block × 192.
+// <J1, J2>: J1's blocks go round robin, two per SM (128 threads each), leaving 128 < 192 free
+// on each SM, so J2 cannot start. <J2, J1>: J2 takes 192 on SM 0; J1's blocks then go to
+// SM 1, SM 0 (192 + 64 = 256), SM 1, and SM 1 again (SM 0 is full): all start.
+TEST(PbsSeed, Example2_1OracleIsTheSimulatorsAllocator) {
+  Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "us", "tasks": [
+      {"name": "J1", "period": 10, "wcet": 1, "blocks": 4, "threads": 64},
+      {"name": "J2", "period": 10, "wcet": 1, "blocks": 1, "threads": 192}]})");
+  doc["platform"] = test::two_sm_platform();
+  const PbsSystem s = parse_pbs_system(doc, "ex21.json");
+  PbsOracle oracle(s);
+  EXPECT_FALSE(oracle.eligible(std::vector<int>{0, 1}));
+  EXPECT_TRUE(oracle.eligible(std::vector<int>{1, 0}));
+  EXPECT_TRUE(oracle.eligible(std::vector<int>{0}));
+  EXPECT_EQ(oracle.simulations(), 3u);
+  EXPECT_FALSE(oracle.eligible(std::vector<int>{0, 1}));  // cached
+  EXPECT_EQ(oracle.simulations(), 3u);
+  EXPECT_EQ(oracle.queries(), 4u);
+  // Every set with an eligible order, one witness each: {J1}, {J2}, {J1, J2} via <J2, J1>.
+  const auto& subsets = oracle.eligible_subsets(0b11);
+  ASSERT_EQ(subsets.size(), 3u);
+  EXPECT_EQ(subsets[2].set, 0b11u);
+  EXPECT_EQ(subsets[2].order, (std::vector<int>{1, 0}));
+}
+
+TEST(PbsSeed, Figure2aEdfSerialMissesJ7) {
+  // t=0: J1 [0,1]; J6 (d 5) [1,4]; J2 (a 4, d 8) [4,5]; J10 and J7 both due 10, J10 arrived
+  // first: J10 [5,8]; J7 [8,11] > 10: the first miss is J7 = task t2's job 1.
+  const PbsResult r = analyse_pbs(test::figure1(), {.policy = PbsPolicy::edf_serial});
+  EXPECT_FALSE(r.schedulable);
+  ASSERT_TRUE(r.first_miss.has_value());
+  EXPECT_EQ(*r.first_miss, (PbsJobRef{1, 1}));
+  ASSERT_EQ(r.table.size(), 5u);
+  EXPECT_EQ(r.table[3].jobs, (std::vector<PbsJobRef>{{2, 0}}));
+  EXPECT_EQ(r.table[4].start.count(), 8 * kMs);
+  EXPECT_EQ(r.table[4].end.count(), 11 * kMs);
+}
+
+TEST(PbsSeed, Figure2bEdfParallelMissesSeveral) {
+  // Every ready job joins: {J1,J6,J10} [0,6] (J1 due 4, J6 due 5 miss); {J2,J7} [6,10] (J2 due
+  // 8 misses); {J3,J8,J11} [10,16] (J3 due 12, J8 due 15 miss); {J4,J9} [16,20] (J4 due 16
+  // misses); J5 [20,21] (due 20, misses): 7 misses, the first J1.
+  const PbsResult r = analyse_pbs(test::figure1(), {.policy = PbsPolicy::edf_parallel});
+  EXPECT_FALSE(r.schedulable);
+  EXPECT_EQ(r.misses.size(), 7u);
+  EXPECT_EQ(*r.first_miss, (PbsJobRef{0, 0}));
+  ASSERT_EQ(r.table.size(), 1u);
+  EXPECT_EQ(r.table[0].end.count(), 6 * kMs);
+  EXPECT_EQ(r.table[0].jobs, (std::vector<PbsJobRef>{{0, 0}, {1, 0}, {2, 0}}));
+}
+
+TEST(PbsSeed, Figure2GpuSchedFindsASchedule) {
+  const PbsSystem s = test::figure1();
+  const PbsResult fast = analyse_pbs(s, {.policy = PbsPolicy::gpusched});
+  ASSERT_TRUE(fast.schedulable);
+  EXPECT_TRUE(fast.complete);
+  EXPECT_EQ(fast.hyperperiod.count(), 20 * kMs);
+  EXPECT_EQ(check_pbs_table(s, fast.table), "");
+  EXPECT_EQ(fast.table.front().start.count(), 0);
+  const PbsResult plain = analyse_pbs(s, {.policy = PbsPolicy::gpusched_reference});
+  EXPECT_TRUE(plain.schedulable);
+  EXPECT_EQ(check_pbs_table(s, plain.table), "");
+  EXPECT_GT(plain.stats.vertices_created, fast.stats.vertices_created);
+  // A vertex cap below the 9 frames the schedule needs: no verdict, and it says so.
+  const PbsResult capped = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .max_vertices = 3});
+  EXPECT_FALSE(capped.schedulable);
+  EXPECT_FALSE(capped.complete);
+  EXPECT_TRUE(capped.table.empty());
+  // A table that breaks the model is caught: J1 cannot end at 2 ms.
+  std::vector<PbsFrame> bad = fast.table;
+  bad[0].end = Nanos{2 * kMs};
+  EXPECT_NE(check_pbs_table(s, bad), "");
+}
+
+// Example 3.12 as jobs: J1 (a 0, C 3), J2 (a 0, C 4), J3 (a 6, C 5), J4 (a 6, C 4),
+// J5 (a 17, C 6), J6 (a 18, C 5), one task each; completions {J1,J2} = 10, {J3,J4} = 8,
+// {J5,J6} = 6. J6 is due at 25, the others at 100.
+// v2 = (t 7, exe {J1,J2}) via J1, J2; v1 = (t 10, same exe) via the parallel batch; ready
+// {J3, J4} in both, so v1 <= v2 with Δ = 3. Every path from v2 fails: J3/J4 end at 15 or 16,
+// the GPU idles to 17 (FastForward), J5 runs alone [17,23] and J6 ends at 28 > 25. From v1 the
+// jobs end at 19 with J5 and J6 both ready (the anomaly of Lemma 3.10: 16 + 3 > 17), so the
+// domination breaks and v1 is split off and explored: J6 [19,24], J5 [24,30] meets every
+// deadline. (The seed's walk-through stops at v12 = 25; {J3,J4} from v1 then {J5,J6} ends at
+// 24, a path its Figure 3 does not draw.)
+PbsSystem example_3_12_system() {
+  const Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [
+      {"name": "J1", "period": 100, "wcet": 3, "blocks": 1, "threads": 64},
+      {"name": "J2", "period": 100, "wcet": 4, "blocks": 1, "threads": 64},
+      {"name": "J3", "period": 100, "wcet": 5, "blocks": 1, "threads": 64},
+      {"name": "J4", "period": 100, "wcet": 4, "blocks": 1, "threads": 64},
+      {"name": "J5", "period": 100, "wcet": 6, "blocks": 1, "threads": 64},
+      {"name": "J6", "period": 100, "wcet": 5, "blocks": 1, "threads": 64}],
+    "batches": [{"tasks": ["J1", "J2"], "completion": 10}, {"tasks": ["J3", "J4"], "completion": 8},
+                {"tasks": ["J5", "J6"], "completion": 6}]})");
+  return parse_pbs_system(doc, "ex312.json");
+}
+
+PbsJobs example_3_12_jobs(const PbsSystem& s) {
+  return PbsJobs(s, {{0}, {0}, {6}, {6}, {17}, {18}}, {{100}, {100}, {100}, {100}, {100}, {25}});
+}
+
+TEST(PbsSeed, Example3_12MergeAndSplit) {
+  const PbsSystem s = example_3_12_system();
+  const PbsJobs jobs = example_3_12_jobs(s);
+  const PbsResult r = analyse_pbs_jobs(s, jobs, {.policy = PbsPolicy::gpusched});
+  ASSERT_TRUE(r.schedulable);
+  // Depth first, most urgent first: J1@3, J2@7 (v2); from v2 J3@12, J4@16 -> idle to 17, J5@23,
+  // J6 would end 28 (pruned); {J3,J4}@15 and J4@11, J3@16 both idle to 17 and meet the explored
+  // (17, exe {J1..J4}) vertex: 2 merges. v2's slack is 0 (J3 then J4 ends at 16, one before the
+  // arrival at 17), so v1 = {J1,J2}@10 is split off and explored (split 1); its J3@15 meets the
+  // explored J3@12 (same exe and ready) 3 later, beyond that vertex's slack of 0, and is split
+  // off too (split 2): J4@19, J6@24, J5@30.
+  EXPECT_EQ(r.stats.vertices_created, 14u);
+  EXPECT_EQ(r.stats.vertices_merged, 2u);
+  EXPECT_EQ(r.stats.vertices_split, 2u);
+  EXPECT_EQ(r.stats.vertices_pruned, 1u);
+  EXPECT_EQ(r.stats.fast_forwards, 3u);
+  EXPECT_EQ(r.stats.edges, 14u);
+  ASSERT_EQ(r.table.size(), 5u);
+  EXPECT_EQ(r.table[0].end.count(), 10);
+  EXPECT_EQ(r.table[0].jobs.size(), 2u);
+  EXPECT_EQ(r.table[3].jobs, (std::vector<PbsJobRef>{{5, 0}}));
+  EXPECT_EQ(r.table[4].end.count(), 30);
+
+  // Exploring everything, both searches agree that the earliest end is 24 ({J3,J4}@18 from v1,
+  // then {J5,J6}@24) and that no schedule starts with J1, J2 in sequence.
+  const PbsResult all = analyse_pbs_jobs(s, jobs, {.policy = PbsPolicy::gpusched, .explore_all = true});
+  const PbsResult plain = analyse_pbs_jobs(s, jobs, {.policy = PbsPolicy::gpusched_reference});
+  ASSERT_TRUE(all.schedulable);
+  ASSERT_TRUE(plain.schedulable);
+  EXPECT_EQ(all.table.back().end.count(), 24);
+  EXPECT_EQ(plain.table.back().end.count(), 24);
+  EXPECT_EQ(plain.table.front().end.count(), 10);
+}
+
+}  // namespace
+}  // namespace gpurt

@@ -1,0 +1,84 @@
+// The fast GPUSched search against the plain Algorithm 1 (every permutation, breadth first,
+// no domination beyond identical vertices) on random small systems: the same verdict on every
+// one, and every table each returns is a valid PBS schedule.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "gpurt/analysis/pbs.hpp"
+#include "gpurt/core/rng.hpp"
+#include "pbs_helpers.hpp"
+
+namespace gpurt {
+namespace {
+
+// 2-4 tasks on two SMs of 256 threads (tight enough that order and set matter), periods from
+// {4, 6, 8, 12} ns (hyperperiod <= 24), random WCETs, deadlines, shapes, slowdowns and, for
+// some pairs, a table entry.
+PbsSystem random_system(Rng& rng) {
+  Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "tasks": [], "batches": []})");
+  doc["platform"] = test::two_sm_platform();
+  const int n = static_cast<int>(rng.uniform_int(2, 4));
+  static constexpr std::int64_t kPeriods[] = {4, 6, 8, 12};
+  static constexpr int kThreads[] = {32, 64, 128, 192, 256};
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t period = kPeriods[rng.uniform_int(0, 3)];
+    const std::int64_t wcet = rng.uniform_int(1, std::max<std::int64_t>(1, period / 2));
+    const int threads = kThreads[rng.uniform_int(0, 4)];
+    const std::int64_t blocks = rng.uniform_int(1, 512 / threads);
+    Json task{{"name", fmt::format("t{}", i)},
+              {"period", period},
+              {"deadline", rng.uniform_int(wcet, period)},
+              {"wcet", wcet},
+              {"blocks", blocks},
+              {"threads", threads},
+              {"slowdown", 1.0 + 0.25 * static_cast<double>(rng.uniform_int(0, 4))}};
+    doc["tasks"].push_back(std::move(task));
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      if (rng.uniform_int(0, 3) == 0) {
+        doc["batches"].push_back(Json{{"tasks", {fmt::format("t{}", i), fmt::format("t{}", j)}},
+                                      {"completion", rng.uniform_int(1, 6)}});
+      }
+    }
+  }
+  return parse_pbs_system(doc, "random.json");
+}
+
+TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
+  Rng rng(2024);
+  int schedulable = 0, unschedulable = 0, merged_somewhere = 0, split_somewhere = 0;
+  for (int case_index = 0; case_index < 1200; ++case_index) {
+    const PbsSystem s = random_system(rng);
+    const PbsResult plain = analyse_pbs(s, {.policy = PbsPolicy::gpusched_reference});
+    const PbsResult fast = analyse_pbs(s, {.policy = PbsPolicy::gpusched});
+    const PbsResult all = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .explore_all = true});
+    const PbsResult identical_only = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .merge = false});
+    ASSERT_EQ(identical_only.schedulable, plain.schedulable) << "case " << case_index;
+    ASSERT_TRUE(plain.complete && fast.complete && all.complete);
+    ASSERT_EQ(fast.schedulable, plain.schedulable) << "case " << case_index << "\n" << to_json(s).dump(1);
+    ASSERT_EQ(all.schedulable, plain.schedulable) << "case " << case_index;
+    if (plain.schedulable) {
+      ++schedulable;
+      ASSERT_EQ(check_pbs_table(s, plain.table), "") << "case " << case_index;
+      ASSERT_EQ(check_pbs_table(s, fast.table), "") << "case " << case_index;
+      ASSERT_EQ(check_pbs_table(s, all.table), "") << "case " << case_index;
+      // Exploring everything finds the earliest-ending schedule, as the plain search does.
+      ASSERT_EQ(all.table.back().end, plain.table.back().end) << "case " << case_index;
+    } else {
+      ++unschedulable;
+      EXPECT_TRUE(fast.table.empty());
+    }
+    merged_somewhere += fast.stats.vertices_merged > 0 ? 1 : 0;
+    split_somewhere += fast.stats.vertices_split > 0 ? 1 : 0;
+  }
+  // The sample exercises both verdicts and both reductions.
+  EXPECT_GT(schedulable, 200);
+  EXPECT_GT(unschedulable, 200);
+  EXPECT_GT(merged_somewhere, 100);
+  EXPECT_GT(split_somewhere, 20);
+}
+
+}  // namespace
+}  // namespace gpurt

@@ -1,0 +1,87 @@
+// `gpurt analyze pbs` as a user runs it: verdicts, JSON shape, --check, exit 2 with nothing on
+// stdout for bad input.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome run(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / ("gpurt-cli-pbs-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+  Outcome r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, gpurt::read_text_file(out),
+            gpurt::read_text_file(err)};
+  fs::remove_all(dir);
+  return r;
+}
+
+const std::string kFigure1 = GPURT_SOURCE_DIR "/examples/pbs/figure1.json";
+const std::string kExample21 = GPURT_SOURCE_DIR "/examples/pbs/example-2-1.json";
+
+TEST(CliPbs, GpuSchedJsonHasTheIssuesShape) {
+  const Outcome r = run("analyze pbs " + kExample21 + " --json --check");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j["schedulable"], true);
+  EXPECT_EQ(j["policy"], "gpusched");
+  // Only <J2, J1> co-runs (Example 2.1); with slowdown 1.5 the frame is 1.5 × 30 = 45 us <= 50.
+  ASSERT_EQ(j["table"].size(), 1u);
+  EXPECT_EQ(j["table"][0]["start"], 0.0);
+  EXPECT_EQ(j["table"][0]["end"], 45.0);
+  EXPECT_EQ(j["table"][0]["jobs"][0]["task"], "J2");
+  EXPECT_EQ(j["table"][0]["jobs"][1]["task"], "J1");
+  EXPECT_EQ(j["table"][0]["jobs"][1]["job"], 0);
+  EXPECT_TRUE(j["stats"].contains("vertices_merged"));
+  EXPECT_TRUE(j["stats"].contains("peak_memory_bytes"));
+}
+
+TEST(CliPbs, BaselinesFailWithCheck) {
+  // EDFParallel tries <J1, J2> (EDF order), which is not eligible, so it runs J1 [0,30] then
+  // J2 [30,60] > 50.
+  const Outcome r = run("analyze pbs " + kExample21 + " --policy edf-parallel --check");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.out.find("first deadline miss: J2#0"), std::string::npos) << r.out;
+  const Outcome s = run("analyze pbs " + kFigure1 + " --policy edf-serial --json");
+  EXPECT_EQ(s.code, 0);
+  const gpurt::Json j = gpurt::Json::parse(s.out);
+  EXPECT_EQ(j["first_miss"]["task"], "t2");  // J7 = t2's job 1, ending at 11 > 10
+  EXPECT_EQ(j["first_miss"]["job"], 1);
+  EXPECT_EQ(j["table"].back()["end"], 11.0);
+}
+
+TEST(CliPbs, BadInputExits2WithNothingOnStdout) {
+  const fs::path dir = fs::temp_directory_path() / ("gpurt-cli-pbs-bad-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"({"format": "gpurt/pbs@1", "platform": "jetson-tx2", "tasks": [
+      {"name": "a", "period": 10, "wcet": 1, "blocks": 1, "threads": 64}],
+      "batches": [{"tasks": ["a", "zz"], "completion": 2}]})";
+  Outcome r = run("analyze pbs " + bad + " --json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("batches[0].tasks[1] = \"zz\": is not the name of a task"), std::string::npos)
+      << r.err;
+  r = run("analyze pbs " + kFigure1 + " --policy fifo");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  fs::remove_all(dir);
+}
+
+}  // namespace

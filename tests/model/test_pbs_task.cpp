@@ -1,0 +1,100 @@
+// The gpurt/pbs@1 file: defaults, unit conversion and every rejected value the issue lists.
+#include <gtest/gtest.h>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/model/pbs_task.hpp"
+
+namespace gpurt {
+namespace {
+
+Json base() {
+  return Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "us", "platform": "jetson-tx2",
+    "tasks": [
+      {"name": "a", "period": 400, "wcet": 100, "blocks": 4, "threads": 256, "registers": 32,
+       "shared_memory": 1024, "slowdown": 1.5},
+      {"name": "b", "period": 800, "deadline": 600, "wcet": 50.5, "blocks": 2, "threads": 1024}],
+    "batches": [{"tasks": ["b", "a"], "completion": 180}]})");
+}
+
+std::string error_of(const Json& doc) {
+  try {
+    (void)parse_pbs_system(doc, "s.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(PbsTaskFile, ReadsTasksBatchesAndDefaults) {
+  const PbsSystem s = parse_pbs_system(base(), "s.json");
+  ASSERT_EQ(s.tasks.size(), 2u);
+  EXPECT_EQ(s.tasks[0].period, Nanos{400'000});
+  EXPECT_EQ(s.tasks[0].deadline, Nanos{400'000});  // defaults to the period
+  EXPECT_EQ(s.tasks[1].deadline, Nanos{600'000});
+  EXPECT_EQ(s.tasks[1].wcet, Nanos{50'500});
+  EXPECT_EQ(s.tasks[0].shape().registers, 32 * 256);
+  EXPECT_EQ(s.tasks[1].slowdown, 1.0);
+  ASSERT_EQ(s.batches.size(), 1u);
+  EXPECT_EQ(s.batches[0].tasks, (std::vector<int>{0, 1}));  // order-insensitive: sorted indices
+  EXPECT_EQ(s.batches[0].completion, Nanos{180'000});
+  EXPECT_EQ(pbs_hyperperiod(s), Nanos{800'000});
+  // The file form reads back to the same system.
+  const PbsSystem again = parse_pbs_system(to_json(s), "again.json");
+  EXPECT_EQ(again.tasks[1].deadline, s.tasks[1].deadline);
+  EXPECT_EQ(again.batches[0].tasks, s.batches[0].tasks);
+}
+
+TEST(PbsTaskFile, MaxResidentBlocksTakesTheTightestLimit) {
+  const PbsSystem s = parse_pbs_system(base(), "s.json");
+  // TX2: 2 SMs × (2048 threads, 32 blocks, 65536 registers, 64 KiB): 256-thread blocks with
+  // 32 registers/thread = 8192 registers/block -> min(2048/256 = 8, 32, 65536/8192 = 8,
+  // 65536/1024 = 64) = 8 per SM, 16 in all.
+  EXPECT_EQ(max_resident_blocks(s.platform, s.tasks[0].shape()), 16);
+}
+
+TEST(PbsTaskFile, RejectsBadValuesNamingFilePathAndValue) {
+  Json j = base();
+  j["batches"][0]["tasks"][1] = "c";
+  EXPECT_EQ(error_of(j), "s.json: batches[0].tasks[1] = \"c\": is not the name of a task in \"tasks\"");
+
+  j = base();
+  j["tasks"][1]["blocks"] = 3;  // 1024-thread blocks: 2 per SM, 4 on two SMs -> 3 fit; 5 do not
+  EXPECT_EQ(error_of(j), "no error");
+  j["tasks"][1]["blocks"] = 5;
+  EXPECT_NE(error_of(j).find("s.json: tasks[1].blocks = 5: cannot all be resident"), std::string::npos)
+      << error_of(j);
+
+  j = base();
+  j["tasks"][0]["period"] = 0;
+  EXPECT_NE(error_of(j).find("s.json: tasks[0].period = 0: must be > 0"), std::string::npos) << error_of(j);
+  j = base();
+  j["tasks"][1]["deadline"] = -5;
+  EXPECT_NE(error_of(j).find("tasks[1].deadline = -5"), std::string::npos) << error_of(j);
+  j = base();
+  j["tasks"][0]["wcet"] = 0;
+  EXPECT_NE(error_of(j).find("tasks[0].wcet = 0"), std::string::npos) << error_of(j);
+  j = base();
+  j["tasks"][0]["slowdown"] = 0.9;
+  EXPECT_NE(error_of(j).find("tasks[0].slowdown = 0.9: must be >= 1"), std::string::npos) << error_of(j);
+  j = base();
+  j["tasks"][1]["deadline"] = 900;
+  EXPECT_NE(error_of(j).find("tasks[1].deadline = 900: must be <= period"), std::string::npos);
+  j = base();
+  j["tasks"][1]["threads"] = 2048;  // above the 1024 threads a block may have
+  EXPECT_NE(error_of(j).find("tasks[1].threads = 2048"), std::string::npos);
+  j = base();
+  j["batches"][0]["tasks"] = Json::array({"a"});
+  EXPECT_NE(error_of(j).find("must name at least two tasks"), std::string::npos);
+  j = base();
+  j["batches"].push_back(Json::parse(R"({"tasks": ["a", "b"], "completion": 1})"));
+  EXPECT_NE(error_of(j).find("batches[1].tasks"), std::string::npos);
+  j = base();
+  j["tasks"][0]["priority"] = 1;
+  EXPECT_NE(error_of(j).find("priority"), std::string::npos);
+  j = base();
+  j["tasks"][1]["name"] = "a";
+  EXPECT_NE(error_of(j).find("is the name of an earlier task"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpurt
