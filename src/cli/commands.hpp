@@ -18,5 +18,6 @@ void add_analyze(CLI::App& app);
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
+void add_simulate_system(CLI::App& app);
 
 }  // namespace gpurt::cli

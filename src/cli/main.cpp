@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_device(app);
   gpurt::cli::add_generate(app);
   gpurt::cli::add_simulate(app);
+  gpurt::cli::add_simulate_system(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
