@@ -14,7 +14,7 @@ struct SystemArgs {
   std::string file, policy = "smlp";
   double horizon = 0, jitter = 0;
   int k = 2;
-  bool kx_shared = false, offsets = false, json = false;
+  bool kx_shared = false, job_lock = false, offsets = false, json = false;
   std::uint64_t seed = 1;
 };
 
@@ -35,6 +35,7 @@ void run_simulate_system(const SystemArgs& a) {
     throw InputError("--k", "", std::to_string(a.k), fmt::format("must be 1..{}", system.platform.units()));
   o.k = a.k;
   o.kx_partitioned = !a.kx_shared;
+  o.job_level_lock = a.job_lock;
   o.sporadic_jitter = a.jitter;
   o.random_offsets = a.offsets;
   o.seed = a.seed;
@@ -96,6 +97,7 @@ void add_simulate_system(CLI::App& app) {
   cmd->add_option("--horizon", args->horizon, "Release jobs until this time (file's time unit)")->required();
   cmd->add_option("--k", args->k, "k-exclusion slots (default 2)");
   cmd->add_flag("--kx-shared", args->kx_shared, "k-exclusion without partitions (holders share the GPU)");
+  cmd->add_flag("--job-lock", args->job_lock, "Hold the lock for whole jobs, CPU segments included");
   cmd->add_option("--jitter", args->jitter, "Sporadic: release gaps T*(1+U(0,J)) (default 0: periodic)");
   cmd->add_flag("--random-offsets", args->offsets, "First release of each task U(0,T)");
   cmd->add_option("--seed", args->seed, "Seed for jitter and offsets (default 1)");

@@ -14,6 +14,7 @@
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/rng.hpp"
+#include "gpurt/model/amd_cu_layout.hpp"
 #include "gpurt/sim/engine.hpp"
 
 namespace gpurt {
@@ -54,8 +55,10 @@ struct TaskState {
   std::deque<Nanos> releases;  ///< released, not yet complete (head: the job in progress)
   bool busy = false;           ///< the head job has started
   Nanos request{0};            ///< when the head job asked for the GPU
-  std::vector<int> held;       ///< units the head job holds
+  std::vector<int> held;       ///< units the head job holds (SMLP) or runs on
   int slot = -1;               ///< k-exclusion slot held
+  int size = 0;                ///< units' worth of blocks of the granted kernel
+  bool whole_gpu = false;      ///< the granted kernel may use every SM
   std::int64_t jobs = 0, misses = 0;
   Nanos worst{0}, worst_gpu{0};
   long double total = 0;
@@ -118,10 +121,15 @@ class Arbiter final : public sim::SimDriver {
         break;
       }
       case cpu_before_done:
-        task.request = sim.now();
-        request(sim, i);
+        if (_o.job_level_lock) {
+          launch(sim, i);  // the job already holds the GPU
+        } else {
+          task.request = sim.now();
+          request(sim, i);
+        }
         break;
       default:
+        if (_o.job_level_lock) release(sim, i);
         finish_job(sim, i);
         break;
     }
@@ -131,13 +139,7 @@ class Arbiter final : public sim::SimDriver {
     const auto i = static_cast<std::size_t>(t);
     TaskState& task = _tasks[i];
     task.worst_gpu = std::max(task.worst_gpu, sim.now() - task.request);
-    if (_o.policy == Arbitration::smlp_fifo || _o.policy == Arbitration::smlp_priority) {
-      for (int u : task.held) _busy[static_cast<std::size_t>(u)] = false;
-    }
-    if (task.slot >= 0) _slot_free[static_cast<std::size_t>(task.slot)] = true;
-    task.held.clear();
-    task.slot = -1;
-    grant_waiters(sim);
+    if (!_o.job_level_lock) release(sim, i);
     sim.driver_timer(sim.now() + task.timing.cpu_after, tag(i, cpu_after_done));
   }
 
@@ -179,7 +181,32 @@ class Arbiter final : public sim::SimDriver {
 
   void begin_job(sim::Simulator& sim, std::size_t i) {
     _tasks[i].busy = true;
-    sim.driver_timer(sim.now() + _tasks[i].timing.cpu_before, tag(i, cpu_before_done));
+    if (_o.job_level_lock) {
+      _tasks[i].request = sim.now();
+      request(sim, i);  // granted() starts the CPU segment
+    } else {
+      sim.driver_timer(sim.now() + _tasks[i].timing.cpu_before, tag(i, cpu_before_done));
+    }
+  }
+
+  // The job got the GPU (units, slot or the whole device, as `t` now records).
+  void granted(sim::Simulator& sim, std::size_t i) {
+    if (_o.job_level_lock) {
+      sim.driver_timer(sim.now() + _tasks[i].timing.cpu_before, tag(i, cpu_before_done));
+    } else {
+      launch(sim, i);
+    }
+  }
+
+  void release(sim::Simulator& sim, std::size_t i) {
+    TaskState& t = _tasks[i];
+    if (_o.policy == Arbitration::smlp_fifo || _o.policy == Arbitration::smlp_priority) {
+      for (int u : t.held) _busy[static_cast<std::size_t>(u)] = false;
+    }
+    if (t.slot >= 0) _slot_free[static_cast<std::size_t>(t.slot)] = true;
+    t.held.clear();
+    t.slot = -1;
+    grant_waiters(sim);
   }
 
   void finish_job(sim::Simulator& sim, std::size_t i) {
@@ -197,13 +224,16 @@ class Arbiter final : public sim::SimDriver {
   void request(sim::Simulator& sim, std::size_t i) {
     TaskState& t = _tasks[i];
     switch (_o.policy) {
-      case Arbitration::best_effort: {
-        const int k = t.allowed.back();
-        launch(sim, i, {}, k, true);
+      case Arbitration::best_effort:
+        t.size = t.allowed.back();
+        t.whole_gpu = true;
+        granted(sim, i);
         break;
-      }
       case Arbitration::federated:
-        launch(sim, i, _fed_range[i], _fed_units[i], false);
+        t.held = _fed_range[i];
+        t.size = _fed_units[i];
+        t.whole_gpu = false;
+        granted(sim, i);
         break;
       default:
         _waiting.push_back(i);
@@ -227,11 +257,14 @@ class Arbiter final : public sim::SimDriver {
         t.slot = static_cast<int>(slot - _slot_free.begin());
         _waiting.erase(it);
         if (_o.kx_partitioned) {
-          const auto& units = _slot_units[static_cast<std::size_t>(t.slot)];
-          launch(sim, i, units, static_cast<int>(units.size()), false);
+          t.held = _slot_units[static_cast<std::size_t>(t.slot)];
+          t.size = static_cast<int>(t.held.size());
+          t.whole_gpu = false;
         } else {
-          launch(sim, i, {}, t.allowed.back(), true);
+          t.size = t.allowed.back();
+          t.whole_gpu = true;
         }
+        granted(sim, i);
         continue;
       }
       // SMLP (FFT/SMLP §III-A): the largest allowed size not above the free units.
@@ -245,14 +278,19 @@ class Arbiter final : public sim::SimDriver {
           t.held.push_back(u);  // lowest free units first, as the runtime lock hands them out
         }
       }
-      launch(sim, i, t.held, g, false);
+      t.size = g;
+      t.whole_gpu = false;
+      granted(sim, i);
     }
   }
 
-  // One kernel of k units' worth of whole-SM blocks, each running L(i,k), restricted to
-  // `units` (empty and whole_gpu: anywhere).
-  void launch(sim::Simulator& sim, std::size_t i, const std::vector<int>& units, int k, bool whole_gpu) {
+  // One kernel of t.size units' worth of whole-SM blocks, each running L(i, size), restricted
+  // to the units in t.held (whole_gpu: anywhere).
+  void launch(sim::Simulator& sim, std::size_t i) {
     TaskState& t = _tasks[i];
+    const bool whole_gpu = t.whole_gpu;
+    const int k = t.size;
+    const std::vector<int> units = whole_gpu ? std::vector<int>{} : t.held;
     const Platform& p = _sys.platform;
     auto key = std::make_pair(whole_gpu, units);
     auto found = t.streams.find(key);
@@ -260,9 +298,17 @@ class Arbiter final : public sim::SimDriver {
       std::vector<bool> mask;
       if (!whole_gpu) {
         mask.assign(static_cast<std::size_t>(p.sms), false);
-        for (int u : units)
-          for (int sm = u * p.partition_unit; sm < (u + 1) * p.partition_unit; ++sm)
-            mask[static_cast<std::size_t>(sm)] = true;
+        const bool amd = p.vendor == Vendor::amd && p.shader_engines > 0 && p.partition_unit == 1;
+        for (int u : units) {
+          if (amd) {
+            // AMD: unit u is the u-th CU in SE-packed order, so that consecutive units fill
+            // whole shader engines (Dissertation §6.1.3 partitions; no lone-CU SEs, §4.2.2.3).
+            mask[static_cast<std::size_t>(amd_cu_bit_at(amd_topology(p), AmdCuLayout::se_packed, u))] = true;
+          } else {
+            for (int sm = u * p.partition_unit; sm < (u + 1) * p.partition_unit; ++sm)
+              mask[static_cast<std::size_t>(sm)] = true;
+          }
+        }
       }
       found = t.streams.emplace(key, sim.driver_stream(std::move(mask))).first;
     }

@@ -33,6 +33,9 @@ struct SystemSimOptions {
   /// equal unit ranges (larger first), else every holder may use the whole GPU.
   int k = 2;
   bool kx_partitioned = true;
+  /// Lock per job instead of per kernel (Dissertation §6.2: acquired at the start of the job,
+  /// released at its end, CPU segments included); be and federated are unaffected.
+  bool job_level_lock = false;
   /// Sporadic releases: the gap between releases is T·(1 + U(0, jitter)); 0 = periodic.
   double sporadic_jitter = 0;
   bool random_offsets = false;         ///< first release U(0, T) instead of 0
