@@ -106,6 +106,9 @@ TEST(AmdDispatch, Fig49SePackedSixteenCusStallOnTheLoneCu) {
   // CUs on the SEs, and the round robin paces every SE like the 3-CU one (6 blocks/wave/SE).
   const std::string packed15 = R"({"layout": "se-packed", "count": 15})";
   EXPECT_NEAR(t(packed15), 35 * 0.356, 1e-9);
+  // SE 3 gets 256 blocks for 3 CUs (6 at a time): ceil(256 / 6) = 43 waves x 0.356 ms.
+  const std::string dist15 = R"({"layout": "se-distributed", "count": 15})";
+  EXPECT_NEAR(t(dist15), 43 * 0.356, 1e-9);
 }
 
 // Table 4.1's scenarios (examples/amd/): the measured task's mean and worst response (ms).
