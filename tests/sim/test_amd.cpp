@@ -179,5 +179,18 @@ TEST(AmdDispatch, Table42SeDistributedUnequalPartitionsDoNotStall) {
   EXPECT_GT(packed_unequal.mean, 4 * unequal.mean);
 }
 
+TEST(SimEngine, LaunchLatencyWithMaxTimeTerminates) {
+  // Before issue 7 the host saw its stream idle while the launch was still on its way, ended
+  // the iteration at once and looped forever at one instant. Now each iteration waits for its
+  // kernel: 1 ms latency + 1 ms kernel = 2 ms per iteration; max_time 0.01 s -> 5 iterations.
+  const std::string cfg = R"({"name": "t", "max_iterations": 0, "max_time": 0.01,
+    "gpurt_sim": {"launch_latency_ns": 1000000},
+    "benchmarks": [{"filename": "timer_spin", "thread_count": 64, "block_count": 1,
+                    "additional_info": 1000000}]})";
+  const SimResult r = run_text(cfg, *find_platform_preset("gtx1070"));
+  ASSERT_EQ(r.trace.instances[0].iterations.size(), 5U);
+  EXPECT_EQ(r.trace.instances[0].iterations[0].execute_end, Nanos{2'000'000});
+}
+
 }  // namespace
 }  // namespace gpurt::test

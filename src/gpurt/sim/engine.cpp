@@ -309,6 +309,7 @@ void Simulator::handle(const Event& e) {
       break;
     }
     case EventKind::op_arrive:
+      --_streams[static_cast<std::size_t>(_ops[static_cast<std::size_t>(e.a)].stream)].in_flight;
       arrive(e.a);
       break;
     case EventKind::host_wake:

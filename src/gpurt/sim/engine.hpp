@@ -59,6 +59,7 @@ struct Stream {
   std::vector<bool> mask;  ///< allowed SMs; empty = all
   std::deque<int> ops;     ///< Rule A/D: FIFO of op ids, head first
   std::vector<int> ses;    ///< AMD: shader engines with at least one CU of the mask, ascending
+  int in_flight = 0;       ///< launches issued but not yet arrived (launch_latency)
 };
 
 struct Context {
@@ -104,7 +105,10 @@ class Simulator {
   int new_op(Op op);
   void schedule(Nanos at, EventKind kind, int a = 0, int b = 0);
   Nanos now() const noexcept { return _now; }
-  bool stream_idle(int stream) const { return _streams[static_cast<std::size_t>(stream)].ops.empty(); }
+  bool stream_idle(int stream) const {
+    const Stream& s = _streams[static_cast<std::size_t>(stream)];
+    return s.ops.empty() && s.in_flight == 0;  // a launch still on its way counts as work
+  }
   /// Every op of `context` that arrived before sequence `seq` is complete.
   bool context_idle_before(int context, std::uint64_t seq) const;
   std::uint64_t next_seq() const noexcept { return _op_seq; }

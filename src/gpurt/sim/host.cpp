@@ -223,6 +223,7 @@ void Simulator::host_step(int index) {
             ++_stats.kernels;
             const int id = new_op(std::move(op));
             if (sim.launch_latency.count() > 0) {
+              ++_streams[static_cast<std::size_t>(h.stream)].in_flight;
               schedule(_now + sim.launch_latency, EventKind::op_arrive, id);
             } else {
               arrive(id);
