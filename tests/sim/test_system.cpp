@@ -106,6 +106,22 @@ TEST(SystemSim, SmlpPriorityServesTheFirstListedWaiterFirst) {
   EXPECT_EQ(fifo.tasks[1].worst_response, us(20));
 }
 
+TEST(SystemSim, SmlpOnAmdBreaksTheWcetAssumptionWhenUnitsStraddleShaderEngines) {
+  // Radeon VII, one task allowed only 16 units: SE-packed units 0..15 are SE 0's 15 CUs plus
+  // one CU of SE 2. The ACE deals the 16 one-CU blocks alternately to SEs 0 and 2 and waits
+  // for SE 2's lone CU each time: 8 waves, 8 x L(i,16) = 8 ms instead of the 1 ms the SMLP
+  // model (and Lemma 2) assume. With 15 units (SE 0 whole) the kernel takes L(i,15).
+  SmlpSystem s;
+  s.platform = *find_platform_preset("radeon-vii");
+  std::vector<double> wcet(16, 1000);
+  s.tasks = {task("k", wcet, {1, 16}, 100'000)};
+  const SystemSimResult r = run(s, Arbitration::smlp_fifo);
+  EXPECT_EQ(r.tasks[0].worst_response, us(8000));
+  EXPECT_GT(r.tasks[0].worst_response, r.tasks[0].smlp_bound);
+  s.tasks = {task("k", std::vector<double>(15, 1000), {1, 15}, 100'000)};
+  EXPECT_EQ(run(s, Arbitration::smlp_fifo).tasks[0].worst_response, us(1000));
+}
+
 TEST(SystemSim, RejectsBadOptions) {
   SystemSimOptions o;
   EXPECT_THROW(simulate_system(two_tasks(), o), Error);  // no horizon
