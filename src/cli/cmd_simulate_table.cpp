@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "gpurt/analysis/pbs_play.hpp"
+#include "gpurt/sim/pbs_play.hpp"
 #include "gpurt/core/error.hpp"
 #include "table.hpp"
 

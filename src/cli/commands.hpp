@@ -23,5 +23,6 @@ void add_analyze_rtgpu(CLI::App& analyze);    // cmd_analyze_rtgpu.cpp
 void add_generate_rtgpu(CLI::App& generate);  // cmd_generate_rtgpu.cpp
 void add_sweep_rtgpu(CLI::App& app);          // cmd_sweep_rtgpu.cpp
 void add_simulate_table(CLI::App& app);       // cmd_simulate_table.cpp
+void add_simulate_system(CLI::App& app);
 
 }  // namespace gpurt::cli

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "gpurt/core/error.hpp"
-#include "gpurt/sim/device.hpp"
+#include "gpurt/model/occupancy.hpp"
 
 namespace gpurt {
 
@@ -15,8 +15,8 @@ namespace {
 
 // Places every block of `task` on `device` after the blocks already there, continuing the
 // round-robin pointer `next`; false when a block finds no SM (the job would not start at once).
-bool place_job(const PbsTask& task, sim::Device& device, int& next) {
-  sim::RoundRobinPlacement placement;
+bool place_job(const PbsTask& task, Device& device, int& next) {
+  RoundRobinPlacement placement;
   if (next > 0) placement.placed(next - 1);  // restore the pointer: placed(s) sets it to s + 1
   const BlockShape shape = task.shape();
   for (int b = 0; b < task.blocks; ++b) {
@@ -31,7 +31,7 @@ bool place_job(const PbsTask& task, sim::Device& device, int& next) {
 
 // Everything that decides what a further job can do on the device: the per-SM resources in
 // use and the round-robin pointer (plus the set, so equal states of different sets stay apart).
-std::string fingerprint(TaskMask set, const sim::Device& device, int next) {
+std::string fingerprint(TaskMask set, const Device& device, int next) {
   std::string key;
   auto put = [&key](std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(set);
@@ -64,7 +64,7 @@ bool PbsOracle::eligible(std::span<const int> order) {
   for (int i : order) key.push_back(_shape_id[static_cast<std::size_t>(i)]);
   if (auto it = _cache.find(key); it != _cache.end()) return it->second;
   ++_simulations;
-  sim::Device device(_system->platform);
+  Device device(_system->platform);
   int next = 0;
   bool ok = true;
   for (int i : order) {
@@ -91,11 +91,11 @@ const std::vector<PbsOracle::Batch>& PbsOracle::eligible_subsets(TaskMask ready)
   // - two prefixes leaving the same set, the same per-SM resources in use and the same
   //   round-robin pointer are indistinguishable to every later job, so only the first is
   //   extended.
-  auto extend = [&](auto& self, TaskMask set, const sim::Device& device, int next) -> void {
+  auto extend = [&](auto& self, TaskMask set, const Device& device, int next) -> void {
     for (int i = 0; i < static_cast<int>(_system->tasks.size()); ++i) {
       const TaskMask bit = TaskMask{1} << i;
       if ((ready & bit) == 0 || (set & bit) != 0) continue;
-      sim::Device after = device;
+      Device after = device;
       int after_next = next;
       ++_simulations;
       if (!place_job(_system->tasks[static_cast<std::size_t>(i)], after, after_next)) continue;
@@ -107,7 +107,7 @@ const std::vector<PbsOracle::Batch>& PbsOracle::eligible_subsets(TaskMask ready)
       order.pop_back();
     }
   };
-  extend(extend, 0, sim::Device(_system->platform), 0);
+  extend(extend, 0, Device(_system->platform), 0);
   return _subsets.emplace(ready, std::move(out)).first->second;
 }
 

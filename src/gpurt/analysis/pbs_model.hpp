@@ -2,7 +2,7 @@
 // eligibility oracle (Definition 2.3) and batch completion times (§2.5).
 //
 // The oracle is the simulator's block allocator: a batch is submitted, in order, to a fresh
-// gpurt::sim::Device through gpurt::sim::RoundRobinPlacement, and is eligible iff every block of
+// gpurt::Device through gpurt::RoundRobinPlacement, and is eligible iff every block of
 // every job is placed (all jobs start at once). There is no second model of block placement.
 #pragma once
 

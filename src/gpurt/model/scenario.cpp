@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/model/amd_cu_layout.hpp"
 
 namespace gpurt {
 
@@ -248,7 +249,8 @@ SimOptions read_sim_options(const JsonNode& node) {
 ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p) {
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
-                   "stream_priority", "sm_mask", "mps_thread_percentage", "period", "comment"});
+                   "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
+                   "comment"});
   ScenarioInstance inst;
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
@@ -283,6 +285,10 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     if (!(pct > 0 && pct <= 100)) v->fail("must be in (0, 100]");
   }
   if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p);
+  if (auto v = b.find("compute_unit_mask")) {
+    if (b.has("sm_mask")) v->fail("cannot be combined with sm_mask");
+    inst.sm_mask = parse_compute_unit_mask(*v, p);
+  }
 
   const JsonNode info = b.at("additional_info");
   if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||

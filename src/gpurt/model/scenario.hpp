@@ -67,7 +67,8 @@ struct ScenarioInstance {
   Nanos period{0};
   int stream_priority = 0;   ///< CUDA convention: lower number = higher priority
   bool null_stream = false;  ///< all work goes to the legacy default stream
-  /// SMs the instance's stream may use (size = platform SMs); empty = all.
+  /// SMs (AMD: CUs) the instance's stream may use (size = platform SMs), from sm_mask or
+  /// compute_unit_mask; empty = all.
   std::vector<bool> sm_mask;
   std::optional<int> cpu_core;
   std::vector<HostAction> actions;  ///< one iteration's program (execute phase)

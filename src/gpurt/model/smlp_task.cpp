@@ -20,8 +20,9 @@ double read_rho(const JsonNode& node) {
   return rho;
 }
 
-SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units) {
-  node.expect_object({"name", "wcet_by_units", "rho", "allowed_units", "deadline"});
+SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTiming& timing) {
+  node.expect_object(
+      {"name", "wcet_by_units", "rho", "allowed_units", "deadline", "period", "cpu_before", "cpu_after"});
   SmlpTask task;
   const JsonNode name = node.at("name");
   task.name = name.as_string();
@@ -59,6 +60,9 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units) {
     // A deadline rounds down: never promise more time than the file gives.
     task.deadline = deadline->as_positive_time(unit, Rounding::down);
   }
+  if (auto period = node.find("period")) timing.period = period->as_positive_time(unit, Rounding::down);
+  if (auto c = node.find("cpu_before")) timing.cpu_before = c->as_nonnegative_time(unit, Rounding::up);
+  if (auto c = node.find("cpu_after")) timing.cpu_after = c->as_nonnegative_time(unit, Rounding::up);
   return task;
 }
 
@@ -78,7 +82,9 @@ SmlpSystem parse_smlp_system(const Json& document, const std::string& file) {
   if (entries.empty()) tasks.fail("must hold at least one task");
   std::set<std::string> names;
   for (const JsonNode& entry : entries) {
-    SmlpTask task = read_task(entry, system.time_unit, system.platform.units());
+    SmlpTaskTiming timing;
+    SmlpTask task = read_task(entry, system.time_unit, system.platform.units(), timing);
+    system.timing.push_back(timing);
     if (!names.insert(task.name).second) entry.at("name").fail("is the name of an earlier task");
     system.tasks.push_back(std::move(task));
   }
@@ -89,7 +95,9 @@ SmlpSystem load_smlp_system(const std::string& path) { return parse_smlp_system(
 
 Json to_json(const SmlpSystem& system) {
   Json tasks = Json::array();
-  for (const SmlpTask& task : system.tasks) {
+  for (std::size_t i = 0; i < system.tasks.size(); ++i) {
+    const SmlpTask& task = system.tasks[i];
+    const SmlpTaskTiming timing = i < system.timing.size() ? system.timing[i] : SmlpTaskTiming{};
     Json t{{"name", task.name}};
     Json wcet = Json::array();
     for (Nanos l : task.wcet_by_units) wcet.push_back(from_nanos(l, system.time_unit));
@@ -97,6 +105,9 @@ Json to_json(const SmlpSystem& system) {
     if (task.rho) t["rho"] = *task.rho;
     if (task.allowed_units) t["allowed_units"] = *task.allowed_units;
     if (task.deadline) t["deadline"] = from_nanos(*task.deadline, system.time_unit);
+    if (timing.period) t["period"] = from_nanos(*timing.period, system.time_unit);
+    if (timing.cpu_before.count() > 0) t["cpu_before"] = from_nanos(timing.cpu_before, system.time_unit);
+    if (timing.cpu_after.count() > 0) t["cpu_after"] = from_nanos(timing.cpu_after, system.time_unit);
     tasks.push_back(std::move(t));
   }
   Json platform = find_platform_preset(system.platform.id) != nullptr &&

@@ -26,12 +26,23 @@ struct SmlpTask {
   std::optional<Nanos> deadline;
 };
 
+/// Release and CPU parameters of a task for `gpurt simulate-system` (the analysis ignores
+/// them): minimum inter-release time (absent: the deadline), and CPU time before and after
+/// the GPU work of every job, on the task's own CPU.
+struct SmlpTaskTiming {
+  std::optional<Nanos> period;
+  Nanos cpu_before{0};
+  Nanos cpu_after{0};
+};
+
 /// A file of kind "gpurt/smlp@1".
 struct SmlpSystem {
   Platform platform;
   TimeUnit time_unit = TimeUnit::us;  ///< the unit the file used; results are printed in it
   double rho = 1.1;                   ///< default ρ for tasks without their own
   std::vector<SmlpTask> tasks;
+  /// Per task (same index), or empty: every task periodic with its deadline, no CPU segments.
+  std::vector<SmlpTaskTiming> timing;
 };
 
 /// Parses and validates a "gpurt/smlp@1" document; `file` names it in errors.

@@ -16,17 +16,6 @@ void check(AmdCuTopology topo) {
   }
 }
 
-// The flat mask bit of the CU at `position` in the layout's order.
-int bit_at(AmdCuTopology topo, AmdCuLayout layout, int position) {
-  if (layout == AmdCuLayout::se_distributed) return position;  // bit order cycles through the SEs
-  const int per_se = topo.cus / topo.ses;
-  const int se_rank = position / per_se;  // the how-many-th SE to fill
-  const int j = position % per_se;        // CU within that SE
-  const int evens = (topo.ses + 1) / 2;
-  const int se = se_rank < evens ? 2 * se_rank : 2 * (se_rank - evens) + 1;
-  return j * topo.ses + se;
-}
-
 }  // namespace
 
 gpurt_mask amd_cu_mask(AmdCuTopology topo, AmdCuLayout layout, int first, int count) {
@@ -36,7 +25,7 @@ gpurt_mask amd_cu_mask(AmdCuTopology topo, AmdCuLayout layout, int first, int co
   }
   gpurt_mask m{};
   for (int p = first; p < first + count; ++p) {
-    const int b = bit_at(topo, layout, p);
+    const int b = amd_cu_bit_at(topo, layout, p);
     m.bits[b / 64] |= std::uint64_t{1} << (b % 64);
   }
   return m;

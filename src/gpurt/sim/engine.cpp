@@ -37,6 +37,15 @@ int Simulator::create_stream(int context, int priority, std::vector<bool> mask, 
                              c.level_priority.begin());
   s.null_stream = null_stream;
   s.mask = std::move(mask);
+  if (_amd) {
+    // The ACE skips an SE only when the mask enables none of its CUs (Dissertation §4.2.2.3).
+    for (int se = 0; se < static_cast<int>(_se_cus.size()); ++se) {
+      const auto& cus = _se_cus[static_cast<std::size_t>(se)];
+      if (s.mask.empty() ||
+          std::any_of(cus.begin(), cus.end(), [&](int cu) { return s.mask[static_cast<std::size_t>(cu)]; }))
+        s.ses.push_back(se);
+    }
+  }
   _streams.push_back(std::move(s));
   const int id = static_cast<int>(_streams.size()) - 1;
   c.streams.push_back(id);
@@ -93,7 +102,11 @@ void Simulator::try_activate(int stream) {
   op.activated = true;
   switch (op.kind) {
     case Op::Kind::kernel:
-      c.primary[static_cast<std::size_t>(s.level)].push_back(id);
+      if (_amd) {
+        _amd_active.push_back(id);  // its stream's hardware queue now dispatches it
+      } else {
+        c.primary[static_cast<std::size_t>(s.level)].push_back(id);
+      }
       break;
     case Op::Kind::copy: {
       Engine& e = _engines[static_cast<std::size_t>(op.engine)];
@@ -114,10 +127,30 @@ void Simulator::activate_heads(int context) {
   for (int s : _contexts[static_cast<std::size_t>(context)].streams) try_activate(s);
 }
 
+int Simulator::driver_stream(std::vector<bool> mask) {
+  if (_contexts.empty()) create_context();
+  if (_null_stream_of_context.size() < _contexts.size()) _null_stream_of_context.resize(_contexts.size(), -1);
+  return create_stream(0, 0, std::move(mask), false);
+}
+
+void Simulator::driver_launch(int stream, const KernelSpec& kernel, int tag) {
+  Op op;
+  op.kind = Op::Kind::kernel;
+  op.stream = stream;
+  op.context = _streams[static_cast<std::size_t>(stream)].context;
+  op.blocks = kernel.blocks;
+  op.shape = kernel.shape;
+  op.block_time = kernel.block_time;
+  op.slowdown = kernel.slowdown;
+  op.driver_tag = tag;
+  ++_stats.kernels;
+  arrive(new_op(std::move(op)));
+}
+
 // Rule D: an op leaves its stream when it is complete; the next op may then be activated.
 void Simulator::complete(int id) {
   Op& op = _ops[static_cast<std::size_t>(id)];
-  const int stream = op.stream, context = op.context;
+  const int stream = op.stream, context = op.context, tag = op.driver_tag;
   Context& c = _contexts[static_cast<std::size_t>(context)];
   c.incomplete.erase(op.seq);
   Stream& s = _streams[static_cast<std::size_t>(stream)];
@@ -131,6 +164,7 @@ void Simulator::complete(int id) {
     try_activate(stream);
   }
   wake_waiters(stream, context);
+  if (tag >= 0) driver->kernel_done(*this, tag);
 }
 
 void Simulator::start_block(int id, int sm) {
@@ -190,6 +224,10 @@ void Simulator::dispatch_context(int context) {
 }
 
 void Simulator::dispatch() {
+  if (_amd) {
+    dispatch_amd();
+    return;
+  }
   if (_contexts.size() == 1) {
     dispatch_context(0);
     return;
@@ -273,6 +311,7 @@ void Simulator::handle(const Event& e) {
       break;
     }
     case EventKind::op_arrive:
+      --_streams[static_cast<std::size_t>(_ops[static_cast<std::size_t>(e.a)].stream)].in_flight;
       arrive(e.a);
       break;
     case EventKind::host_wake:
@@ -291,6 +330,9 @@ void Simulator::handle(const Event& e) {
         }
       }
       break;
+    case EventKind::driver_wake:
+      driver->wake(*this, e.a);
+      break;
     case EventKind::switch_done:
       if (e.a == _slice_id) {
         _switching = false;
@@ -303,6 +345,7 @@ void Simulator::handle(const Event& e) {
 SimResult Simulator::run() {
   for (std::size_t h = 0; h < _hosts.size(); ++h)
     schedule(Nanos{0}, EventKind::host_wake, static_cast<int>(h));
+  if (driver) driver->start(*this);
   while (!_events.empty()) {
     const Nanos t = _events.top().time;
     if (_options.horizon.count() > 0 && t > _options.horizon) break;

@@ -8,12 +8,20 @@
 #include <set>
 #include <vector>
 
-#include "gpurt/sim/device.hpp"
+#include "gpurt/model/occupancy.hpp"
 #include "gpurt/sim/simulate.hpp"
 
 namespace gpurt::sim {
 
-enum class EventKind : std::uint8_t { block_end, op_end, op_arrive, host_wake, slice_end, switch_done };
+enum class EventKind : std::uint8_t {
+  block_end,
+  op_end,
+  op_arrive,
+  host_wake,
+  slice_end,
+  switch_done,
+  driver_wake
+};
 
 struct Event {
   Nanos time;
@@ -34,7 +42,11 @@ struct Op {
   BlockShape shape;
   Nanos block_time{0};
   double slowdown = 1.0;
-  int record = -1;  ///< index into Simulator::_records, -1 when not recording
+  int record = -1;      ///< index into Simulator::_records, -1 when not recording
+  int driver_tag = -1;  ///< launched by the SimDriver: reported to it on completion
+  // AMD dispatch (amd_dispatch.cpp)
+  int se_turn = 0;                ///< index into Stream::ses of the SE that gets the next block
+  std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
   // copy / memset
   Nanos duration{0};
   int engine = 0;
@@ -46,6 +58,8 @@ struct Stream {
   bool null_stream = false;
   std::vector<bool> mask;  ///< allowed SMs; empty = all
   std::deque<int> ops;     ///< Rule A/D: FIFO of op ids, head first
+  std::vector<int> ses;    ///< AMD: shader engines with at least one CU of the mask, ascending
+  int in_flight = 0;       ///< launches issued but not yet arrived (launch_latency)
 };
 
 struct Context {
@@ -65,6 +79,17 @@ struct Engine {
 };
 
 struct Host;  // host.cpp
+class Simulator;
+
+/// Drives the GPU from outside instead of (or beside) examiner host programs: the arbitration
+/// layer (system.cpp) releases jobs, runs locks and launches kernels through it.
+class SimDriver {
+ public:
+  virtual ~SimDriver() = default;
+  virtual void start(Simulator& sim) = 0;                 ///< at time 0, before any event
+  virtual void wake(Simulator& sim, int tag) = 0;         ///< a timer set with driver_timer
+  virtual void kernel_done(Simulator& sim, int tag) = 0;  ///< a driver_launch kernel completed
+};
 
 class Simulator {
  public:
@@ -80,11 +105,22 @@ class Simulator {
   int new_op(Op op);
   void schedule(Nanos at, EventKind kind, int a = 0, int b = 0);
   Nanos now() const noexcept { return _now; }
-  bool stream_idle(int stream) const { return _streams[static_cast<std::size_t>(stream)].ops.empty(); }
+  bool stream_idle(int stream) const {
+    const Stream& s = _streams[static_cast<std::size_t>(stream)];
+    return s.ops.empty() && s.in_flight == 0;  // a launch still on its way counts as work
+  }
   /// Every op of `context` that arrived before sequence `seq` is complete.
   bool context_idle_before(int context, std::uint64_t seq) const;
   std::uint64_t next_seq() const noexcept { return _op_seq; }
   Context& context(int c) { return _contexts[static_cast<std::size_t>(c)]; }
+
+  // --- external driver (SimDriver) ---
+  SimDriver* driver = nullptr;
+  /// A new stream (its own context-0 queue) restricted to `mask` (empty: all SMs).
+  int driver_stream(std::vector<bool> mask);
+  /// Launches `kernel` into `stream` now; driver->kernel_done(tag) when it completes.
+  void driver_launch(int stream, const KernelSpec& kernel, int tag);
+  void driver_timer(Nanos at, int tag) { schedule(at, EventKind::driver_wake, tag); }
 
   // --- host side (host.cpp) ---
   void host_step(int host);
@@ -119,6 +155,11 @@ class Simulator {
   void dispatch_context(int context);
   void start_block(int op, int sm);
   void update_slicing();
+  // AMD GCN dispatch (Dissertation §4.2.2; amd_dispatch.cpp): hardware queues with CU masks,
+  // ACEs dealing blocks to SEs in block order, workload managers that let blocks cut ahead.
+  void init_amd();
+  void dispatch_amd();
+  int place_in_se(int se, const BlockShape& shape, const std::vector<bool>& mask);
   int next_context_with_work(int after) const;
 
   // Fast path while the head kernel waits for space: only SMs freed since the failed full
@@ -131,6 +172,13 @@ class Simulator {
   int _active = -1;
   bool _draining = false, _switching = false, _slice_armed = false;
   int _slice_id = 0;
+
+  // AMD dispatch state: selected by the platform (vendor amd with shader engines).
+  bool _amd = false;
+  std::vector<int> _amd_active;           ///< kernels with blocks left to dispatch, by arrival
+  std::vector<std::vector<int>> _se_cus;  ///< CUs (flat HIP bit order) of each SE
+  std::vector<std::size_t> _se_cursor;    ///< per SE: where the next CU search starts
+  std::uint64_t _serve_clock = 0;         ///< workload managers' service order
 };
 
 }  // namespace gpurt::sim

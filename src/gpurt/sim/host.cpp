@@ -47,6 +47,7 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
       _device(platform),
       _placement(make_placement(scenario.sim.placement)) {
   _engines.resize(static_cast<std::size_t>(std::max(1, platform.copy_engines)));
+  init_amd();
   // Threads share one context; use_processes gives each instance its own (Dissertation §3.3.2).
   for (const ScenarioInstance& inst : scenario.instances) {
     auto h = std::make_unique<Host>();
@@ -222,6 +223,7 @@ void Simulator::host_step(int index) {
             ++_stats.kernels;
             const int id = new_op(std::move(op));
             if (sim.launch_latency.count() > 0) {
+              ++_streams[static_cast<std::size_t>(h.stream)].in_flight;
               schedule(_now + sim.launch_latency, EventKind::op_arrive, id);
             } else {
               arrive(id);

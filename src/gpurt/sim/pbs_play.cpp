@@ -1,4 +1,4 @@
-#include "gpurt/analysis/pbs_play.hpp"
+#include "gpurt/sim/pbs_play.hpp"
 
 #include <algorithm>
 #include <cmath>

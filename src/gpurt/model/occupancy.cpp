@@ -1,8 +1,8 @@
-#include "gpurt/sim/device.hpp"
+#include "gpurt/model/occupancy.hpp"
 
 #include "gpurt/core/error.hpp"
 
-namespace gpurt::sim {
+namespace gpurt {
 
 Device::Device(const Platform& platform)
     : _platform(platform),
@@ -92,4 +92,4 @@ std::unique_ptr<PlacementPolicy> make_placement(const std::string& name) {
   throw Error("unknown placement policy \"" + name + "\" (round-robin, least-loaded)");
 }
 
-}  // namespace gpurt::sim
+}  // namespace gpurt

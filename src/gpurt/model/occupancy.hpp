@@ -1,4 +1,5 @@
-// The SMs of a simulated GPU and where blocks go (the placement policy).
+// The SMs of a GPU and where blocks go (the placement policy): the block allocator shared by the
+// simulator and the PBS eligibility oracle (analysis/pbs_model).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include "gpurt/model/platform.hpp"
 #include "gpurt/model/scenario.hpp"
 
-namespace gpurt::sim {
+namespace gpurt {
 
 /// Per-SM resources in use. A block holds its threads, one block slot, its registers and its
 /// shared memory on one SM from its start to its end.
@@ -75,4 +76,4 @@ class LeastLoadedPlacement final : public PlacementPolicy {
 /// "round-robin" or "least-loaded"; throws gpurt::Error for another name.
 std::unique_ptr<PlacementPolicy> make_placement(const std::string& name);
 
-}  // namespace gpurt::sim
+}  // namespace gpurt

@@ -1,0 +1,86 @@
+// AMD GCN block dispatch (Dissertation §4.2.2): the second dispatch policy of the simulator,
+// selected when the platform is an AMD GPU with shader engines (the Radeon VII preset).
+//
+// - Every stream is its own hardware queue with the stream's CU mask; the kernel at the head of
+//   each queue dispatches independently of the others (one ACE per queue; the ACEs' round robin
+//   over more queues than ACEs is not modelled).
+// - The ACE hands a kernel's blocks to the shader engines strictly in block order, round robin
+//   over the SEs on which the mask enables at least one CU (it skips only SEs with no enabled
+//   CU). A block waits at its SE's workload manager until an enabled CU there can hold it; until
+//   then the ACE hands out no further block of that kernel (a full SE stalls the next block,
+//   Fig. 4.5).
+// - The workload managers serve waiting blocks (smaller first, then least-recently-served
+//   kernel first; see dispatch_amd), and a block that does not fit does not hold up another
+//   kernel's block that does: smaller blocks cut ahead (§4.2.2.3, Fig. 4.7b), unlike NVIDIA's
+//   primary queue (§3.4.1).
+// - Contexts (processes) run concurrently: AMD's hardware scheduler maps the queues of several
+//   processes at once, so there is no time slicing on this path; stream priorities are ignored.
+#include <algorithm>
+
+#include "gpurt/sim/engine.hpp"
+
+namespace gpurt::sim {
+
+void Simulator::init_amd() {
+  _amd = _platform.vendor == Vendor::amd && _platform.shader_engines > 0;
+  if (!_amd) return;
+  const int ses = _platform.shader_engines;
+  _se_cus.assign(static_cast<std::size_t>(ses), {});
+  _se_cursor.assign(static_cast<std::size_t>(ses), 0);
+  // The driver's CU mask mapping (Fig. 4.8): flat CU bit i lies on SE i % ses.
+  for (int cu = 0; cu < _platform.sms; ++cu) _se_cus[static_cast<std::size_t>(cu % ses)].push_back(cu);
+}
+
+// The workload manager of `se` places a block on the first enabled CU that can hold it,
+// searching round robin from the CU after the one that got its previous block.
+// Looks only; dispatch_amd moves the cursor when the block really starts.
+int Simulator::place_in_se(int se, const BlockShape& shape, const std::vector<bool>& mask) {
+  const auto& cus = _se_cus[static_cast<std::size_t>(se)];
+  const std::size_t cursor = _se_cursor[static_cast<std::size_t>(se)];
+  const std::size_t n = cus.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int cu = cus[(cursor + i) % n];
+    if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
+    if (_device.fits(cu, shape)) return cu;
+  }
+  return -1;
+}
+
+// Serving order among the blocks that fit: fewest threads first, then the kernel served least
+// recently. A CU frees a block's resources wavefront by wavefront, so when a large block ends a
+// smaller waiting block fits (and is placed) before the large one does -- the mechanism behind
+// MM256 starving MM1024 (Dissertation §4.2.2.3). The simulator frees a block at one instant, so
+// it grants that head start by serving smaller blocks first within the instant.
+void Simulator::dispatch_amd() {
+  while (true) {
+    int best = -1, best_cu = -1;
+    for (int id : _amd_active) {
+      const Op& op = _ops[static_cast<std::size_t>(id)];
+      if (best >= 0) {
+        const Op& b = _ops[static_cast<std::size_t>(best)];
+        const bool better = op.shape.threads != b.shape.threads ? op.shape.threads < b.shape.threads
+                                                                : op.last_served < b.last_served;
+        if (!better) continue;
+      }
+      const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
+      const int se = s.ses[static_cast<std::size_t>(op.se_turn)];
+      const int cu = place_in_se(se, op.shape, s.mask);
+      if (cu < 0) continue;  // this block waits; others may cut ahead of it
+      best = id;
+      best_cu = cu;
+    }
+    if (best < 0) return;
+    Op& op = _ops[static_cast<std::size_t>(best)];
+    const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
+    const int ses = _platform.shader_engines;
+    _se_cursor[static_cast<std::size_t>(best_cu % ses)] =
+        static_cast<std::size_t>(best_cu / ses + 1) % _se_cus[static_cast<std::size_t>(best_cu % ses)].size();
+    start_block(best, best_cu);
+    op.last_served = ++_serve_clock;
+    op.se_turn = op.se_turn + 1 == static_cast<int>(s.ses.size()) ? 0 : op.se_turn + 1;
+    if (op.next_block == op.blocks)
+      _amd_active.erase(std::find(_amd_active.begin(), _amd_active.end(), best));
+  }
+}
+
+}  // namespace gpurt::sim

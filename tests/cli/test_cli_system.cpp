@@ -1,0 +1,73 @@
+// `gpurt simulate-system` and `gpurt simulate` on AMD configs, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+Outcome cli(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / ("gpurt-cli-system-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+  Outcome r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = gpurt::read_text_file(out);
+  r.err = gpurt::read_text_file(err);
+  fs::remove_all(dir);
+  return r;
+}
+
+const std::string kExamples = GPURT_SOURCE_DIR "/examples/";
+
+TEST(CliSystem, FederatedProtectsMediumAsJson) {
+  const Outcome r = cli("simulate-system " + kExamples +
+                        "system/medium-vs-large.json --policy federated --horizon 100 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  EXPECT_TRUE(j.at("simulated").get<bool>());
+  EXPECT_EQ(j.at("policy"), "federated");
+  // 0.5 ms CPU + 1 ms on its own 15 CUs, five jobs (0, 20, ..., 80 ms).
+  EXPECT_EQ(j.at("tasks")[0].at("worst_response").get<double>(), 1.5);
+  EXPECT_EQ(j.at("tasks")[0].at("units").get<int>(), 15);
+  EXPECT_EQ(j.at("tasks")[0].at("jobs").get<int>(), 5);
+}
+
+TEST(CliSystem, TableAndBadInput) {
+  const Outcome r = cli("simulate-system " + kExamples +
+                        "system/four-identical.json --policy kx --k 1 --job-lock --horizon 48");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("simulated"), std::string::npos);
+  EXPECT_NE(r.out.find("nn3      2     20    20"), std::string::npos) << r.out;
+  const Outcome bad =
+      cli("simulate-system " + kExamples + "system/four-identical.json --policy edf --horizon 10");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(bad.out.empty());
+  EXPECT_NE(bad.err.find("edf"), std::string::npos) << bad.err;
+  const Outcome k =
+      cli("simulate-system " + kExamples + "system/four-identical.json --policy kx --k 61 --horizon 10");
+  EXPECT_EQ(k.code, 2);
+}
+
+TEST(CliSystem, ComputeUnitMaskOnNvidiaIsAnInputError) {
+  const Outcome r =
+      cli("simulate " + kExamples + "amd/mm1024_vs_mm256_even.json --platform h100 --out /tmp/gpurt-x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("compute_unit_mask"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not an AMD GPU"), std::string::npos) << r.err;
+}
+
+}  // namespace

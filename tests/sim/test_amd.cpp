@@ -1,0 +1,196 @@
+// AMD GCN dispatch in the simulator (Dissertation §4.2): SE round robin in block order, the
+// stalled ACE, cutting ahead at the workload managers, CU-mask layouts (Fig. 4.9) and the
+// direction and size of Table 4.1. All figures are simulated.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "sim_helpers.hpp"
+
+namespace gpurt::test {
+namespace {
+
+const Platform& radeon() { return *find_platform_preset("radeon-vii"); }
+
+// Response times (execute phase, ms) of the instance labelled `label`.
+std::vector<double> response_ms(const SimResult& r, const std::string& label) {
+  std::vector<double> out;
+  for (const auto& inst : r.trace.instances) {
+    if (inst.label != label) continue;
+    for (const auto& it : inst.iterations)
+      out.push_back(from_nanos(it.execute_end - it.execute_start, TimeUnit::ms));
+  }
+  if (out.empty()) throw Error("no iterations of " + label);
+  return out;
+}
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+double max_of(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
+
+SimResult run_amd(const std::string& config) {
+  const Scenario s = load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/amd/" + config, radeon());
+  return simulate(s, radeon());
+}
+
+std::string one_kernel(int blocks, int threads, const std::string& mask_json, double release = 0,
+                       const std::string& label = "K1", int ns = 1'000'000'000) {
+  return R"({"filename": "timer_spin", "label": ")" + label + R"(", "log_name": ")" + label +
+         R"(.json", "thread_count": )" + std::to_string(threads) + R"(, "block_count": )" +
+         std::to_string(blocks) + R"(, "additional_info": )" + std::to_string(ns) + R"(, "release_time": )" +
+         std::to_string(release) +
+         (mask_json.empty() ? std::string() : R"(, "compute_unit_mask": )" + mask_json) + "}";
+}
+std::string config(const std::vector<std::string>& benchmarks) {
+  std::string b;
+  for (const auto& x : benchmarks) b += (b.empty() ? "" : ",") + x;
+  return R"({"name": "t", "max_iterations": 1, "max_time": 0, "benchmarks": [)" + b + "]}";
+}
+
+TEST(AmdDispatch, BlocksGoRoundRobinOverTheMasksShaderEnginesInBlockOrder) {
+  // Mask "111000..." enables CUs 0, 1, 2 = SEs 0, 1, 2 (bit i is on SE i % 4, Fig. 4.8).
+  const SimResult r = run_text(config({one_kernel(6, 64, "\"111" + std::string(57, '0') + "\"")}), radeon());
+  EXPECT_EQ(sms(kernel(r, "K1")), (std::vector<int>{0, 1, 2, 0, 1, 2}));
+}
+
+TEST(AmdDispatch, AFullShaderEngineStallsTheNextBlock) {
+  // Mask: all 15 CUs of SE 0 (bits 0, 4, ..., 56) and CU 3 alone on SE 3. Blocks alternate
+  // SE 0 / SE 3; CU 3 holds two 1,024-thread blocks (2,560 threads), so block 5 waits for SE 3
+  // until 1 s, and block 6 -- although SE 0 has room -- waits behind it (no skipping).
+  std::string mask(60, '0');
+  for (int i = 0; i < 60; i += 4) mask[static_cast<std::size_t>(i)] = '1';
+  mask[3] = '1';
+  const SimResult r = run_text(config({one_kernel(8, 1024, "\"" + mask + "\"")}), radeon());
+  const auto st = starts(kernel(r, "K1"));
+  EXPECT_EQ(st, (std::vector<double>{0, 0, 0, 0, 0, 1, 1, 1}));
+  EXPECT_DOUBLE_EQ(last_end(kernel(r, "K1")), 2.0);
+}
+
+TEST(AmdDispatch, SmallerBlocksCutAheadUnlikeNvidia) {
+  // All on CU 0 ("1" then zeros): K1's two 1,024-thread blocks leave 512 of 2,560 threads.
+  // K2 (1,024 threads, released 0.1 s) does not fit; K3 (512 threads, 0.2 s) does and starts
+  // at once -- it cuts ahead of K2, which starts when K1 ends at 1 s.
+  const std::string cu0 = "\"1" + std::string(59, '0') + "\"";
+  const SimResult r = run_text(config({one_kernel(2, 1024, cu0, 0, "K1"), one_kernel(1, 1024, cu0, 0.1, "K2"),
+                                       one_kernel(1, 512, cu0, 0.2, "K3")}),
+                               radeon());
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "K3")), 0.2);
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "K2")), 1.0);
+}
+
+// The examples add 0.03 ms from the kernel's end until hipStreamSynchronize returns.
+constexpr double kSync = 0.03;
+
+TEST(AmdDispatch, IsolatedKernelsRunInWholeWaves) {
+  // MM1024: 2 blocks of 1,024 threads per CU -> 120 at once; 1,024 blocks = 9 waves x 0.356 ms.
+  EXPECT_NEAR(response_ms(run_amd("isolated_mm1024.json"), "MM1024")[0], 9 * 0.356 + kSync, 1e-9);
+  // MM256: 10 blocks of 256 per CU -> 600 at once; 4,096 blocks = 7 waves x 0.72 ms.
+  EXPECT_NEAR(response_ms(run_amd("isolated_mm256.json"), "MM256")[0], 7 * 0.72 + kSync, 1e-9);
+}
+
+TEST(AmdDispatch, Fig49SePackedSixteenCusStallOnTheLoneCu) {
+  // SE-packed 16 CUs: 15 on SE 0 and 1 on SE 2; every second block goes to the lone CU, which
+  // takes 2 at a time: 512 blocks / 2 = 256 rounds x 0.356 ms = 91.136 ms.
+  const std::string packed = R"({"layout": "se-packed", "count": 16})";
+  const std::string dist = R"({"layout": "se-distributed", "count": 16})";
+  auto t = [&](const std::string& mask) {
+    const SimResult r = run_text(config({one_kernel(1024, 1024, mask, 0, "K1", 356'000)}), radeon());
+    return from_nanos(kernel(r, "K1").blocks.back().end, TimeUnit::ms);
+  };
+  EXPECT_NEAR(t(packed), 256 * 0.356, 1e-9);
+  // SE-distributed 16 CUs: 4 per SE, 32 blocks at once, 1,024 / 32 = 32 waves x 0.356 ms.
+  EXPECT_NEAR(t(dist), 32 * 0.356, 1e-9);
+  // 15 CUs: SE-packed fills SE 0 exactly (30 at once, 35 waves); SE-distributed puts 4, 4, 4, 3
+  // CUs on the SEs, and the round robin paces every SE like the 3-CU one (6 blocks/wave/SE).
+  const std::string packed15 = R"({"layout": "se-packed", "count": 15})";
+  EXPECT_NEAR(t(packed15), 35 * 0.356, 1e-9);
+  // SE 3 gets 256 blocks for 3 CUs (6 at a time): ceil(256 / 6) = 43 waves x 0.356 ms.
+  const std::string dist15 = R"({"layout": "se-distributed", "count": 15})";
+  EXPECT_NEAR(t(dist15), 43 * 0.356, 1e-9);
+}
+
+// Table 4.1's scenarios (examples/amd/): the measured task's mean and worst response (ms).
+struct Row {
+  double mean, worst;
+};
+Row row(const std::string& config) {
+  const auto v = response_ms(run_amd(config), "measured");
+  return {mean(v), max_of(v)};
+}
+
+TEST(AmdDispatch, Table41Mm256HurtsMm1024FarMoreThanTheReverse) {
+  const Row mm1024_vs_mm256 = row("mm1024_vs_mm256_full.json");
+  const Row mm1024_vs_mm1024 = row("mm1024_vs_mm1024_full.json");
+  const Row mm256_vs_mm1024 = row("mm256_vs_mm1024_full.json");
+  const double iso1024 = 9 * 0.356 + kSync, iso256 = 7 * 0.72 + kSync;
+  std::printf(
+      "simulated full sharing: MM1024 vs MM256 %.3f/%.3f, vs MM1024 %.3f/%.3f; MM256 vs MM1024 %.3f/%.3f\n",
+      mm1024_vs_mm256.mean, mm1024_vs_mm256.worst, mm1024_vs_mm1024.mean, mm1024_vs_mm1024.worst,
+      mm256_vs_mm1024.mean, mm256_vs_mm1024.worst);
+  // Observation 4.1: MM256 slows MM1024 more than an identical MM1024 competitor does (the
+  // measured ratio is 15.65 / 6.45 = 2.4) and several times its isolated time (measured 4.9x) ...
+  EXPECT_GT(mm1024_vs_mm256.mean, 1.5 * mm1024_vs_mm1024.mean);
+  EXPECT_GT(mm1024_vs_mm256.mean, 3.0 * iso1024);
+  // ... while MM1024 barely slows MM256 (measured 3.77 ms vs 5.03 ms isolated).
+  EXPECT_LT(mm256_vs_mm1024.mean, 1.5 * iso256);
+  EXPECT_GT(mm1024_vs_mm256.mean / iso1024, 2 * (mm256_vs_mm1024.mean / iso256));
+}
+
+TEST(AmdDispatch, Table41EvenPartitioningProtectsMm1024) {
+  const Row full = row("mm1024_vs_mm256_full.json");
+  const Row even = row("mm1024_vs_mm256_even.json");
+  std::printf("simulated MM1024 vs MM256: full %.3f/%.3f, even %.3f/%.3f\n", full.mean, full.worst, even.mean,
+              even.worst);
+  // Half the GPU (SE-packed, SEs 0 and 2): 60 MM1024 blocks at once, 1,024 / 60 = 17.07 -> 18
+  // waves x 0.356 ms = 6.408 ms (+ 0.03) every time (measured mean 6.99 ms), whatever the competitor.
+  EXPECT_NEAR(even.mean, 18 * 0.356 + kSync, 1e-9);
+  EXPECT_NEAR(even.worst, 18 * 0.356 + kSync, 1e-9);
+  EXPECT_LT(even.worst, full.mean);
+}
+
+TEST(AmdDispatch, Table41UnevenSemiPartitioningIsSeveralTimesSlower) {
+  for (const std::string measured : {"mm1024", "mm256"}) {
+    for (const std::string competitor : {"mm1024", "mm256"}) {
+      const std::string base = measured + "_vs_" + competitor;
+      const Row full = row(base + "_full.json");
+      const Row even = row(base + "_even.json");
+      const Row uneven = row(base + "_uneven.json");
+      std::printf("simulated %s: full %.3f/%.3f even %.3f/%.3f uneven %.3f/%.3f\n", base.c_str(), full.mean,
+                  full.worst, even.mean, even.worst, uneven.mean, uneven.worst);
+      // One extra CU, shared, alone on SE 3: every third block waits for it (measured: about
+      // ten times the even-partitioning time in every combination).
+      EXPECT_GT(uneven.mean, 4 * even.mean) << base;
+      EXPECT_GT(uneven.mean, 4 * full.mean) << base;
+    }
+  }
+}
+
+TEST(AmdDispatch, Table42SeDistributedUnequalPartitionsDoNotStall) {
+  // SE-distributed halves put 7 or 8 CUs on every SE; one more CU on SE 3 does not create a
+  // lone-CU SE, so the unequal partition is not slowed (measured 7.27 vs 7.32 ms).
+  const Row equal = row("table4_2_se_distributed_equal.json");
+  const Row unequal = row("table4_2_se_distributed_unequal.json");
+  const Row packed_unequal = row("mm1024_vs_mm256_uneven.json");
+  std::printf("simulated Table 4.2: SE-distributed equal %.3f/%.3f unequal %.3f/%.3f\n", equal.mean,
+              equal.worst, unequal.mean, unequal.worst);
+  EXPECT_LT(unequal.mean, 1.2 * equal.mean);
+  EXPECT_GT(packed_unequal.mean, 4 * unequal.mean);
+}
+
+TEST(SimEngine, LaunchLatencyWithMaxTimeTerminates) {
+  // Before issue 7 the host saw its stream idle while the launch was still on its way, ended
+  // the iteration at once and looped forever at one instant. Now each iteration waits for its
+  // kernel: 1 ms latency + 1 ms kernel = 2 ms per iteration; max_time 0.01 s -> 5 iterations.
+  const std::string cfg = R"({"name": "t", "max_iterations": 0, "max_time": 0.01,
+    "gpurt_sim": {"launch_latency_ns": 1000000},
+    "benchmarks": [{"filename": "timer_spin", "thread_count": 64, "block_count": 1,
+                    "additional_info": 1000000}]})";
+  const SimResult r = run_text(cfg, *find_platform_preset("gtx1070"));
+  ASSERT_EQ(r.trace.instances[0].iterations.size(), 5U);
+  EXPECT_EQ(r.trace.instances[0].iterations[0].execute_end, Nanos{2'000'000});
+}
+
+}  // namespace
+}  // namespace gpurt::test
