@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "gpurt/sim/pbs_play.hpp"
 #include "gpurt/core/error.hpp"
+#include "gpurt/sim/pbs_play.hpp"
 #include "table.hpp"
 
 namespace gpurt::cli {

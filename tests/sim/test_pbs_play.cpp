@@ -1,9 +1,9 @@
 // Playing GPUSched tables in the simulator (PBS seed §4.1): both dispatcher strategies.
 #include <gtest/gtest.h>
 
-#include "gpurt/sim/pbs_play.hpp"
-#include "gpurt/core/rng.hpp"
 #include "../analysis/pbs_helpers.hpp"
+#include "gpurt/core/rng.hpp"
+#include "gpurt/sim/pbs_play.hpp"
 
 namespace gpurt {
 namespace {
