@@ -48,11 +48,12 @@ FUZZ_SECONDS ?= 60
 fuzz: setup
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURT_FUZZ=ON \
 	      -DGPURT_CUDA=OFF -DGPURT_TESTS=OFF -DGPURT_PERF=OFF -DGPURT_SANITIZE=address,undefined,fuzzer-no-link
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp fuzz_scenario
-	mkdir -p build-fuzz/corpus-smlp build-fuzz/corpus-scenario
-	cp examples/smlp/*.json build-fuzz/corpus-smlp/ && cp examples/sim/*.json build-fuzz/corpus-scenario/
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp fuzz_scenario fuzz_csv
+	mkdir -p build-fuzz/corpus-smlp build-fuzz/corpus-scenario build-fuzz/corpus-csv
+	cp examples/smlp/*.json build-fuzz/corpus-smlp/ && cp examples/sim/*.json build-fuzz/corpus-scenario/ && cp docs/data/*.csv build-fuzz/corpus-csv/
 	./build-fuzz/fuzz/fuzz_smlp build-fuzz/corpus-smlp -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
 	./build-fuzz/fuzz/fuzz_scenario build-fuzz/corpus-scenario -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
+	./build-fuzz/fuzz/fuzz_csv build-fuzz/corpus-csv -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
 
 # ThreadSanitizer build of the runtime (lock) tests: threads and forked processes on one lock,
 # the full 120 000 stress cycles (~10 s on 2 cores; GPURT_STRESS_SCALE=0.25 shortens them).

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_sweep_rtgpu(app);
   gpurt::cli::add_simulate_table(app);
   gpurt::cli::add_simulate_system(app);
+  gpurt::cli::add_chart(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

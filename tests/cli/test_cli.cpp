@@ -224,3 +224,28 @@ TEST_F(Cli, SimulateBadConfigExitsTwoAndWritesNothing) {
   EXPECT_NE(r.err.find("a block of 1024 threads does not fit two-sm-256"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
 }
+
+TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {
+  const std::string csv =
+      write("fig.csv", "utilization,policy,ratio\n0.2,a,1\n0.4,a,0.5\n0.2,b,1\n0.4,b,0\n");
+  const std::string svg = (_dir / "fig.svg").string();
+  Outcome r = cli("chart " + csv + " --x utilization --y ratio --group policy --note simulated --out " + svg);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string text = gpurt::read_text_file(svg);
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  EXPECT_NE(text.find(">a</text>"), std::string::npos);
+  EXPECT_NE(text.find(">b</text>"), std::string::npos);
+  EXPECT_NE(text.find(">simulated</text>"), std::string::npos);
+
+  const std::string bad = (_dir / "bad.svg").string();
+  r = cli("chart " + csv + " --x utilization --y ratoi --out " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("fig.csv: header = ratoi: no such column (columns: utilization, policy, ratio)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(bad));
+  r = cli("chart " + write("text.csv", "u,r\n1,fast\n") + " --x u --y r --out " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("row 1.r = fast: not a number"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(bad));
+}

@@ -5,37 +5,11 @@
 #include <fmt/format.h>
 
 #include "gpurt/trace/render.hpp"
+#include "gpurt/trace/svg_util.hpp"
 
 namespace gpurt {
 
 namespace {
-
-// Ten distinguishable colours (the usual categorical palette), by stream.
-constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 struct Placed {
   const KernelRecord* kernel;
@@ -126,7 +100,7 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
           : fmt::format("{}{}", trace.scenario_name,
                         trace.simulated ? fmt::format(" (simulated by gpurt on {})", trace.platform)
                                         : std::string(" (measured)"));
-  out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", left, escape(title));
+  out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\">{}</text>\n", left, xml_escape(title));
   // SM lanes.
   for (int sm = 0; sm < sms; ++sm) {
     const double y = top + lane_h * (sms - 1 - sm);
@@ -152,13 +126,13 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
           "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
           "fill-opacity=\"0.75\" "
           "stroke=\"black\" stroke-width=\"0.5\"><title>{}:{} SM {} [{:.6f} s, {:.6f} s]</title></rect>\n",
-          bx, y, bw, h, colour, escape(p.kernel->name), p.block, sm, from_nanos(p.rec.start, TimeUnit::s),
+          bx, y, bw, h, colour, xml_escape(p.kernel->name), p.block, sm, from_nanos(p.rec.start, TimeUnit::s),
           from_nanos(p.rec.end, TimeUnit::s));
       const std::string label = fmt::format("{}:{}", p.kernel->name, p.block);
       const double font = std::min(11.0, h * 0.8);
       if (font >= 6 && bw > font * 0.6 * static_cast<double>(label.size())) {
         out += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"{:.1f}\">{}</text>\n", bx + 2,
-                           y + h / 2 + font / 3, font, escape(label));
+                           y + h / 2 + font / 3, font, xml_escape(label));
       }
     }
   }
@@ -196,8 +170,8 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
         "<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" fill-opacity=\"0.75\"/>"
         "<text x=\"{}\" y=\"{:.1f}\" font-size=\"12\">{}</text>\n",
         left, ly - 10, colour, left + 18, ly,
-        escape(fmt::format("{} ({}, stream {})", inst.label.empty() ? inst.log_name : inst.label,
-                           inst.benchmark_name, inst.stream)));
+        xml_escape(fmt::format("{} ({}, stream {})", inst.label.empty() ? inst.log_name : inst.label,
+                               inst.benchmark_name, inst.stream)));
   }
   out += "</svg>\n";
   return out;

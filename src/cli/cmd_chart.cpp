@@ -1,0 +1,64 @@
+// gpurt chart CSV --x COL --y COL[,COL...] [--group COL] --out FILE.svg: a line chart of a CSV
+// (the sweeps' figures), drawn by trace/chart.
+#include <memory>
+
+#include "commands.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/trace/chart.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+
+struct ChartArgs {
+  std::string csv, x, group, title, x_label, y_label, note, out;
+  std::vector<std::string> ys;
+  bool log_x = false, log_y = false;
+};
+
+void run_chart(const ChartArgs& a) {
+  const CsvTable table = parse_csv(read_text_file(a.csv), a.csv);
+  Chart chart;
+  chart.series = series_from_csv(table, a.csv, a.x, a.ys, a.group);
+  chart.title = a.title.empty() ? a.csv : a.title;
+  chart.x_label = a.x_label.empty() ? a.x : a.x_label;
+  chart.y_label = !a.y_label.empty() ? a.y_label : a.ys.size() == 1 ? a.ys.front() : "";
+  chart.log_x = a.log_x;
+  chart.log_y = a.log_y;
+  chart.note = a.note;
+  std::string svg;
+  try {
+    svg = chart_svg(chart);
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(a.csv, e.what());  // e.g. no drawable point: a property of the data
+  }
+  write_file_atomically(a.out, svg);
+}
+
+}  // namespace
+
+void add_chart(CLI::App& app) {
+  auto* cmd = app.add_subcommand("chart", "Draw columns of a CSV (a sweep's output) as an SVG line chart");
+  cmd->footer(
+      "One line per y column, or per value of --group. Empty or nan cells break a line.\n"
+      "Example:\n  gpurt chart fig8.csv --x utilization --y rtgpu,self_suspension,stgm \\\n"
+      "    --title 'RTGPU Fig. 8' --y-label 'acceptance ratio' --out fig8.svg");
+  auto a = std::make_shared<ChartArgs>();
+  cmd->add_option("CSV", a->csv, "CSV file with a header line")->required();
+  cmd->add_option("--x", a->x, "Column for the x axis")->required();
+  cmd->add_option("--y", a->ys, "Column(s) for the y axis, comma-separated")->required()->delimiter(',');
+  cmd->add_option("--group", a->group, "Column whose values split the rows into lines");
+  cmd->add_option("--title", a->title, "Chart title (default: the file name)");
+  cmd->add_option("--x-label", a->x_label, "x axis label (default: the column)");
+  cmd->add_option("--y-label", a->y_label, "y axis label (default: the column, when one)");
+  cmd->add_option("--note", a->note, "Line under the title, e.g. 'simulated'");
+  cmd->add_flag("--log-x", a->log_x, "Logarithmic x axis");
+  cmd->add_flag("--log-y", a->log_y, "Logarithmic y axis");
+  cmd->add_option("--out", a->out, "SVG file to write")->required();
+  cmd->callback([a] { run_chart(*a); });
+}
+
+}  // namespace gpurt::cli

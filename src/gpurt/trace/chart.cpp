@@ -1,0 +1,303 @@
+#include "gpurt/trace/chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/trace/svg_util.hpp"
+
+namespace gpurt {
+
+namespace {
+
+constexpr double kWidth = 760, kHeight = 460;
+constexpr double kLeft = 78, kRight = 200, kBottom = 58;
+
+bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
+
+struct Axis {
+  double lo = 0, hi = 1;  ///< domain (in log10 units for a log axis)
+  bool log = false;
+  std::vector<double> ticks;  ///< tick values in data units
+
+  double to_unit(double v) const { return ((log ? std::log10(v) : v) - lo) / (hi - lo); }
+};
+
+// A "nice" step (1, 2 or 5 times a power of ten) giving about `target` intervals over `span`.
+double nice_step(double span, int target) {
+  const double raw = span / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / mag;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+Axis make_axis(double min, double max, bool log) {
+  Axis a;
+  a.log = log;
+  if (log) {
+    double lo = std::floor(std::log10(min)), hi = std::ceil(std::log10(max));
+    if (hi <= lo) hi = lo + 1;
+    a.lo = lo;
+    a.hi = hi;
+    const int every = static_cast<int>(std::ceil((hi - lo) / 8));  // at most ~8 decade labels
+    for (double k = lo; k <= hi + 1e-9; k += every) a.ticks.push_back(std::pow(10.0, k));
+    return a;
+  }
+  if (max <= min) {
+    const double pad = min == 0 ? 1 : std::abs(min) * 0.1;
+    min -= pad;
+    max += pad;
+  }
+  const double step = nice_step(max - min, 5);
+  a.lo = std::floor(min / step + 1e-9) * step;
+  a.hi = std::ceil(max / step - 1e-9) * step;
+  for (double t = a.lo; t <= a.hi + step * 1e-6; t += step)
+    a.ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  return a;
+}
+
+std::string tick_label(double v) { return fmt::format("{:g}", v); }
+
+}  // namespace
+
+std::string chart_svg(const Chart& chart) {
+  double xmin = std::numeric_limits<double>::infinity(), xmax = -xmin, ymin = xmin, ymax = -xmin;
+  for (const ChartSeries& s : chart.series) {
+    if (s.x.size() != s.y.size())
+      throw Error(fmt::format("chart \"{}\": series \"{}\" has {} x values and {} y values", chart.title,
+                              s.label, s.x.size(), s.y.size()));
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      if (!drawable(s.x[i], chart.log_x) || !drawable(s.y[i], chart.log_y)) continue;
+      xmin = std::min(xmin, s.x[i]);
+      xmax = std::max(xmax, s.x[i]);
+      ymin = std::min(ymin, s.y[i]);
+      ymax = std::max(ymax, s.y[i]);
+    }
+  }
+  if (!(xmin <= xmax)) throw Error(fmt::format("chart \"{}\": no drawable point", chart.title));
+  const Axis ax = make_axis(xmin, xmax, chart.log_x), ay = make_axis(ymin, ymax, chart.log_y);
+
+  const double top = chart.note.empty() ? 44 : 62;
+  const double pw = kWidth - kLeft - kRight, ph = kHeight - top - kBottom;
+  auto px = [&](double x) { return kLeft + ax.to_unit(x) * pw; };
+  auto py = [&](double y) { return top + (1 - ay.to_unit(y)) * ph; };
+
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      kWidth, kHeight);
+  out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\">{}</text>\n", kLeft, xml_escape(chart.title));
+  if (!chart.note.empty())
+    out += fmt::format("<text x=\"{}\" y=\"44\" font-size=\"12\" fill=\"#b00\">{}</text>\n", kLeft,
+                       xml_escape(chart.note));
+
+  // Grid, ticks and labels.
+  for (double t : ax.ticks) {
+    const double x = px(t);
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
+        x, top, top + ph, top + ph + 16, tick_label(t));
+  }
+  for (double t : ay.ticks) {
+    const double y = py(t);
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e4e4e4\"/>\n"
+        "<text x=\"{3:.1f}\" y=\"{4:.1f}\" font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
+        kLeft, y, kLeft + pw, kLeft - 6, y + 4, tick_label(t));
+  }
+  out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n",
+                     kLeft, top, pw, ph);
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
+                     kLeft + pw / 2, kHeight - 16, xml_escape(chart.x_label));
+  out += fmt::format(
+      "<text transform=\"translate(18 {:.1f}) rotate(-90)\" font-size=\"13\" "
+      "text-anchor=\"middle\">{}</text>\n",
+      top + ph / 2, xml_escape(chart.y_label));
+
+  // Lines (broken at undrawable points), markers and the legend.
+  constexpr const char* kDash[] = {"", "6 3", "2 3"};
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    const ChartSeries& s = chart.series[k];
+    const char* colour = kPalette[k % std::size(kPalette)];
+    const std::string dash = kDash[(k / std::size(kPalette)) % std::size(kDash)];
+    const std::string dash_attr = dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", dash);
+    std::string points;
+    auto flush = [&] {
+      if (points.find(' ') != std::string::npos)
+        out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"{} points=\"{}\"/>\n",
+                           colour, dash_attr, points);
+      points.clear();
+    };
+    std::string markers;
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      if (!drawable(s.x[i], chart.log_x) || !drawable(s.y[i], chart.log_y)) {
+        flush();
+        continue;
+      }
+      const double x = px(s.x[i]), y = py(s.y[i]);
+      if (!points.empty()) points += ' ';
+      points += fmt::format("{:.1f},{:.1f}", x, y);
+      if (s.x.size() <= 60)
+        markers += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.8\" fill=\"{}\"><title>{}: ({:g}, "
+            "{:g})</title></circle>\n",
+            x, y, colour, xml_escape(s.label), s.x[i], s.y[i]);
+    }
+    flush();
+    out += markers;
+    const double ly = top + 8 + 18 * static_cast<double>(k);
+    out += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" "
+        "stroke-width=\"2\"{4}/>\n"
+        "<text x=\"{5:.1f}\" y=\"{6:.1f}\" font-size=\"12\">{7}</text>\n",
+        kLeft + pw + 12, ly, kLeft + pw + 36, colour, dash_attr, kLeft + pw + 42, ly + 4,
+        xml_escape(s.label));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+ChartSeries cdf_series(std::string label, std::vector<double> samples) {
+  std::erase_if(samples, [](double v) { return std::isnan(v); });
+  std::sort(samples.begin(), samples.end());
+  ChartSeries s{std::move(label), {}, {}};
+  if (samples.empty()) return s;
+  const double n = static_cast<double>(samples.size());
+  s.x.push_back(samples.front());
+  s.y.push_back(0);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    // Vertical step at each sample: from the previous fraction up to (i+1)/n.
+    if (i > 0) {
+      s.x.push_back(samples[i]);
+      s.y.push_back(static_cast<double>(i) / n);
+    }
+    s.x.push_back(samples[i]);
+    s.y.push_back(static_cast<double>(i + 1) / n);
+  }
+  return s;
+}
+
+std::size_t CsvTable::column(const std::string& name, const std::string& file) const {
+  const auto it = std::find(columns.begin(), columns.end(), name);
+  if (it == columns.end()) {
+    std::string known;
+    for (const std::string& c : columns) known += (known.empty() ? "" : ", ") + c;
+    throw InputError(file, "header", name, fmt::format("no such column (columns: {})", known));
+  }
+  return static_cast<std::size_t>(it - columns.begin());
+}
+
+CsvTable parse_csv(std::string_view text, const std::string& file) {
+  std::vector<std::vector<std::string>> lines;
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false, any = false;
+  std::size_t line_no = 1, quote_line = 0;
+  auto end_field = [&] {
+    fields.push_back(std::move(field));
+    field.clear();
+  };
+  auto end_line = [&] {
+    end_field();
+    if (!(fields.size() == 1 && fields[0].empty() && !any)) lines.push_back(std::move(fields));
+    fields.clear();
+    any = false;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line_no;
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+      any = true;
+      quote_line = line_no;
+    } else if (c == ',') {
+      end_field();
+      any = true;
+    } else if (c == '\n') {
+      end_line();
+      ++line_no;
+    } else if (c != '\r') {
+      field += c;
+      any = true;
+    }
+  }
+  if (quoted) throw InputError(file, fmt::format("line {}: unterminated quoted field", quote_line));
+  if (any || !field.empty()) end_line();
+  if (lines.empty()) throw InputError(file, "empty CSV (no header line)");
+  CsvTable t;
+  t.columns = std::move(lines.front());
+  for (std::size_t r = 1; r < lines.size(); ++r) {
+    if (lines[r].size() != t.columns.size())
+      throw InputError(file, fmt::format("row {}", r), fmt::format("{} fields", lines[r].size()),
+                       fmt::format("the header has {} columns", t.columns.size()));
+    t.rows.push_back(std::move(lines[r]));
+  }
+  return t;
+}
+
+std::vector<ChartSeries> series_from_csv(const CsvTable& table, const std::string& file, const std::string& x,
+                                         const std::vector<std::string>& ys, const std::string& group) {
+  if (ys.empty()) throw InputError(file, "no y column given");
+  const std::size_t xi = table.column(x, file);
+  std::vector<std::size_t> yi;
+  for (const std::string& y : ys) yi.push_back(table.column(y, file));
+  const bool grouped = !group.empty();
+  const std::size_t gi = grouped ? table.column(group, file) : 0;
+
+  auto number = [&](std::size_t row, std::size_t col) {
+    const std::string& v = table.rows[row][col];
+    if (v.empty() || v == "nan" || v == "NaN") return std::numeric_limits<double>::quiet_NaN();
+    std::size_t used = 0;
+    double d = 0;
+    try {
+      d = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != v.size())
+      throw InputError(file, fmt::format("row {}.{}", row + 1, table.columns[col]), v, "not a number");
+    return d;
+  };
+
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::size_t>> rows_of;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::string key = grouped ? table.rows[r][gi] : "";
+    if (!rows_of.contains(key)) order.push_back(key);
+    rows_of[key].push_back(r);
+  }
+  std::vector<ChartSeries> out;
+  for (const std::string& key : order) {
+    std::vector<std::size_t> rows = rows_of[key];
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](std::size_t a, std::size_t b) { return number(a, xi) < number(b, xi); });
+    for (std::size_t k = 0; k < yi.size(); ++k) {
+      ChartSeries s;
+      s.label = !grouped ? ys[k] : ys.size() == 1 ? key : key + ": " + ys[k];
+      for (std::size_t r : rows) {
+        s.x.push_back(number(r, xi));
+        s.y.push_back(number(r, yi[k]));
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace gpurt

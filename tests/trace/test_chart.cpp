@@ -1,0 +1,144 @@
+// Charts: axis ticks, point placement, CDFs, CSV reading and its errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/trace/chart.hpp"
+
+namespace gpurt {
+namespace {
+
+// The points of every polyline, in document order.
+std::vector<std::vector<std::pair<double, double>>> polylines(const std::string& svg) {
+  std::vector<std::vector<std::pair<double, double>>> out;
+  const std::regex line("points=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line); it != std::sregex_iterator(); ++it) {
+    std::vector<std::pair<double, double>> pts;
+    const std::string s = (*it)[1];
+    const std::regex pt("([-0-9.]+),([-0-9.]+)");
+    for (auto p = std::sregex_iterator(s.begin(), s.end(), pt); p != std::sregex_iterator(); ++p)
+      pts.emplace_back(std::stod((*p)[1]), std::stod((*p)[2]));
+    out.push_back(pts);
+  }
+  return out;
+}
+
+// The tick labels under the x axis (text-anchor middle) and left of the y axis (anchor end).
+std::vector<std::string> labels(const std::string& svg, const std::string& anchor) {
+  std::vector<std::string> out;
+  const std::regex t("font-size=\"11\" text-anchor=\"" + anchor + "\">([^<]*)<");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), t); it != std::sregex_iterator(); ++it)
+    out.push_back((*it)[1]);
+  return out;
+}
+
+TEST(Chart, LinearTicksAreNiceAndCoverTheData) {
+  Chart c{"t", "u", "ratio", false, false, "", {{"a", {0.1, 0.7, 2.0}, {0.0, 0.5, 1.0}}}};
+  const std::string svg = chart_svg(c);
+  EXPECT_EQ(labels(svg, "middle"), (std::vector<std::string>{"0", "0.5", "1", "1.5", "2"}));
+  EXPECT_EQ(labels(svg, "end"), (std::vector<std::string>{"0", "0.2", "0.4", "0.6", "0.8", "1"}));
+}
+
+TEST(Chart, PointsMapLinearlyIntoThePlotArea) {
+  // x domain [0, 2] over the plot width 760 - 78 - 200 = 482 px from x = 78; y domain [0, 1]
+  // over 460 - 44 - 58 = 358 px from y = 44 (no note), upwards.
+  Chart c{"t", "", "", false, false, "", {{"a", {0, 1, 2}, {0, 0.5, 1}}}};
+  const auto lines = polylines(chart_svg(c));
+  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_EQ(lines[0].size(), 3u);
+  EXPECT_NEAR(lines[0][0].first, 78, 0.06);
+  EXPECT_NEAR(lines[0][0].second, 44 + 358, 0.06);
+  EXPECT_NEAR(lines[0][1].first, 78 + 241, 0.06);
+  EXPECT_NEAR(lines[0][1].second, 44 + 179, 0.06);
+  EXPECT_NEAR(lines[0][2].first, 78 + 482, 0.06);
+  EXPECT_NEAR(lines[0][2].second, 44, 0.06);
+}
+
+TEST(Chart, LogAxisUsesWholeDecadesAndDropsNonPositiveValues) {
+  Chart c{"t", "", "", false, true, "", {{"a", {1, 2, 3, 4}, {0.02, 3, 0, 900}}}};
+  const std::string svg = chart_svg(c);
+  EXPECT_EQ(labels(svg, "end"), (std::vector<std::string>{"0.01", "0.1", "1", "10", "100", "1000"}));
+  // y = 0 cannot be drawn on a log axis: the line breaks there, into (1, 0.02)-(2, 3) and the
+  // lone point (4, 900), which is a marker but no polyline.
+  const auto lines = polylines(svg);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].size(), 2u);
+  // y = 3 sits (log10(3) + 2) / 5 of the way up the domain [10^-2, 10^3].
+  EXPECT_NEAR(lines[0][1].second, 44 + (1 - (std::log10(3.0) + 2) / 5) * 358, 0.06);
+}
+
+TEST(Chart, NanBreaksTheLine) {
+  Chart c{"t", "", "", false, false, "", {{"a", {1, 2, 3, 4, 5}, {1, 2, NAN, 4, 5}}}};
+  const auto lines = polylines(chart_svg(c));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].size(), 2u);
+  EXPECT_EQ(lines[1].size(), 2u);
+}
+
+TEST(Chart, RejectsEmptyAndRaggedSeries) {
+  EXPECT_THROW(chart_svg(Chart{"t", "", "", false, false, "", {{"a", {1, 2}, {NAN, NAN}}}}), Error);
+  EXPECT_THROW(chart_svg(Chart{"t", "", "", false, false, "", {{"a", {1, 2}, {1}}}}), Error);
+}
+
+TEST(Chart, EscapesTextAndShowsTheNote) {
+  Chart c{"a<b & \"c\"", "", "", false, false, "simulated", {{"x>y", {1, 2}, {1, 2}}}};
+  const std::string svg = chart_svg(c);
+  EXPECT_NE(svg.find("a&lt;b &amp; &quot;c&quot;"), std::string::npos);
+  EXPECT_NE(svg.find("x&gt;y"), std::string::npos);
+  EXPECT_NE(svg.find(">simulated</text>"), std::string::npos);
+}
+
+TEST(Chart, CdfIsAStepFunctionOfTheSortedSamples) {
+  const ChartSeries s = cdf_series("r", {3, 1, 2, NAN, 2});
+  // Sorted 1, 2, 2, 3 (n = 4): (1,0) (1,.25) (2,.25) (2,.5) (2,.5) (2,.75) (3,.75) (3,1).
+  EXPECT_EQ(s.x, (std::vector<double>{1, 1, 2, 2, 2, 2, 3, 3}));
+  EXPECT_EQ(s.y, (std::vector<double>{0, 0.25, 0.25, 0.5, 0.5, 0.75, 0.75, 1}));
+  EXPECT_TRUE(cdf_series("e", {}).x.empty());
+}
+
+TEST(Csv, ParsesQuotesAndSkipsBlankLines) {
+  const CsvTable t = parse_csv("a,\"b,c\",d\r\n1,\"x \"\"q\"\"\",3\n\n4,,6", "f.csv");
+  EXPECT_EQ(t.columns, (std::vector<std::string>{"a", "b,c", "d"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0][1], "x \"q\"");
+  EXPECT_EQ(t.rows[1][1], "");
+}
+
+TEST(Csv, ErrorsNameTheFileRowAndValue) {
+  try {
+    parse_csv("a,b\n1,2\n3\n", "f.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "f.csv: row 2 = 1 fields: the header has 2 columns");
+  }
+  EXPECT_THROW(parse_csv("a,\"b\n", "f.csv"), InputError);
+  EXPECT_THROW(parse_csv("", "f.csv"), InputError);
+  const CsvTable t = parse_csv("u,r\n0.5,1\n0.6,x\n", "f.csv");
+  try {
+    series_from_csv(t, "f.csv", "u", {"r"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "f.csv: row 2.r = x: not a number");
+  }
+  EXPECT_THROW(series_from_csv(t, "f.csv", "u", {"missing"}), InputError);
+}
+
+TEST(Csv, GroupsSplitRowsIntoSortedSeries) {
+  const CsvTable t =
+      parse_csv("u,policy,ratio,time\n0.4,edf,1,5\n0.2,edf,1,3\n0.2,pbs,1,9\n0.4,pbs,0.5,\n", "f");
+  const auto one = series_from_csv(t, "f", "u", {"ratio"}, "policy");
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].label, "edf");
+  EXPECT_EQ(one[0].x, (std::vector<double>{0.2, 0.4}));
+  EXPECT_EQ(one[1].y, (std::vector<double>{1, 0.5}));
+  const auto two = series_from_csv(t, "f", "u", {"ratio", "time"}, "policy");
+  ASSERT_EQ(two.size(), 4u);
+  EXPECT_EQ(two[1].label, "edf: time");
+  EXPECT_EQ(two[1].y, (std::vector<double>{3, 5}));
+  EXPECT_TRUE(std::isnan(two[3].y[1]));  // an empty cell is a gap
+}
+
+}  // namespace
+}  // namespace gpurt
