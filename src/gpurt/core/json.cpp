@@ -269,4 +269,22 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::vector<bool> hex_bits(const JsonNode& node, std::string_view digits) {
+  std::vector<bool> bit(digits.size() * 4, false);
+  for (std::size_t d = 0; d < digits.size(); ++d) {
+    const char c = digits[digits.size() - 1 - d];
+    int v = 0;
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      v = c - 'A' + 10;
+    else
+      node.fail(fmt::format("'{}' is not a hexadecimal digit", c));
+    for (std::size_t b = 0; b < 4; ++b) bit[d * 4 + b] = ((v >> b) & 1) != 0;
+  }
+  return bit;
+}
+
 }  // namespace gpurt

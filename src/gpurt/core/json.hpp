@@ -88,6 +88,11 @@ TimeUnit read_time_unit(const JsonNode& root, TimeUnit fallback = TimeUnit::us);
 /// Requires the top-level "format" to equal `expected` (e.g. "gpurt/smlp@1").
 void expect_format(const JsonNode& root, std::string_view expected);
 
+/// The bits of a hexadecimal number written without "0x" (`digits` of `node`'s string): bit i of
+/// the result is bit i of the number (the last digit holds bits 0..3). Fails at `node` naming a
+/// character that is not a hexadecimal digit.
+std::vector<bool> hex_bits(const JsonNode& node, std::string_view digits);
+
 /// Edit distance, for "did you mean" hints.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

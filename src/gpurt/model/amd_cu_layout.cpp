@@ -78,19 +78,8 @@ std::vector<bool> parse_compute_unit_mask(const JsonNode& node, const Platform& 
     std::string text = node.as_string();
     if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
       text.erase(0, 2);
-      for (std::size_t d = 0; d < text.size(); ++d) {
-        const char c = text[text.size() - 1 - d];  // the last digit holds bits 0..3
-        int v = 0;
-        if (c >= '0' && c <= '9')
-          v = c - '0';
-        else if (c >= 'a' && c <= 'f')
-          v = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-          v = c - 'A' + 10;
-        else
-          node.fail(fmt::format("'{}' is not a hexadecimal digit", c));
-        for (std::size_t b = 0; b < 4; ++b) assign(d * 4 + b, ((v >> b) & 1) != 0);
-      }
+      const std::vector<bool> bits = hex_bits(node, text);
+      for (std::size_t i = 0; i < bits.size(); ++i) assign(i, bits[i]);
     } else {
       if (text.empty()) node.fail("must be a string of '0'/'1' characters, \"0x...\", an array or an object");
       for (std::size_t i = 0; i < text.size(); ++i) {

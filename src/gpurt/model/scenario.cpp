@@ -70,20 +70,7 @@ std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.erase(0, 2);
   if (text.empty()) node.fail("must be a hexadecimal mask such as \"0xff00\" or \"~0x3\"");
   const int units = p.units();
-  std::vector<bool> bit(static_cast<std::size_t>(text.size()) * 4, false);
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[text.size() - 1 - i];
-    int v = 0;
-    if (c >= '0' && c <= '9')
-      v = c - '0';
-    else if (c >= 'a' && c <= 'f')
-      v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F')
-      v = c - 'A' + 10;
-    else
-      node.fail(fmt::format("'{}' is not a hexadecimal digit", c));
-    for (int b = 0; b < 4; ++b) bit[i * 4 + static_cast<std::size_t>(b)] = ((v >> b) & 1) != 0;
-  }
+  const std::vector<bool> bit = hex_bits(node, text);
   for (std::size_t u = static_cast<std::size_t>(units); u < bit.size(); ++u) {
     if (bit[u]) {
       node.fail(fmt::format("names unit {} but {} has {} units of {} SM(s) (bits 0..{})", u, p.id, units,
