@@ -149,6 +149,11 @@ SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
     if (done.count(p) == 0) pending.push_back(p);
   }
   outcome.resumed = done.size();
+  if (o.progress != nullptr) {
+    fmt::print(o.progress, "sweep: {} points in this shard, {} already in {}, {} to compute\n",
+               outcome.points.size(), outcome.resumed, o.out.empty() ? "no file" : o.out, pending.size());
+    std::fflush(o.progress);
+  }
 
   if (!o.out.empty()) {
     // Start the file afresh from what survived (drops a truncated last line), then append.
