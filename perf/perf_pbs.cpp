@@ -4,16 +4,16 @@
 
 #include <benchmark/benchmark.h>
 
-#include "pbs_sweep.hpp"
+#include "gpurt/exp/pbs_sweep.hpp"
 
 namespace {
 
 void BM_GpuSched(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  gpurt::perf::PbsPoint point;
+  gpurt::PbsPoint point;
   for (auto _ : state) {
-    point = gpurt::perf::pbs_point({.tasks = n, .utilization = 1.0, .slowdown = gpurt::PbsSlowdown::large},
-                                   50, 2026 + static_cast<std::uint64_t>(n));
+    point = gpurt::pbs_point({.tasks = n, .utilization = 1.0, .slowdown = gpurt::PbsSlowdown::large}, 50,
+                             2026 + static_cast<std::uint64_t>(n));
   }
   std::vector<double> t = point.gpusched_seconds;
   std::sort(t.begin(), t.end());

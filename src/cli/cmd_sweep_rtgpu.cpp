@@ -1,12 +1,10 @@
-// gpurt sweep rtgpu: acceptance ratio vs utilisation (RTGPU seed §6.2, Figures 8-11) as CSV.
+// gpurt sweep rtgpu: acceptance ratio vs utilisation (RTGPU seed §6.2, Figures 8-11) as CSV, on
+// the general sweep runner (parallel, resumable, sharded), optionally drawn as SVG.
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include "commands.hpp"
-#include "gpurt/core/error.hpp"
-#include "gpurt/core/io.hpp"
 #include "gpurt/exp/rtgpu_sweep.hpp"
+#include "sweep_common.hpp"
 
 namespace gpurt::cli {
 
@@ -15,44 +13,39 @@ struct SweepArgs {
   RtgpuSweepOptions options;
   double u_min = 0.2, u_max = 4.0, u_step = 0.2;
   bool one_copy = false;
-  std::string out;
+  std::string title;
+  SweepRunArgs run;
 };
 
 void run_sweep(const SweepArgs& a) {
-  if (!(a.u_step > 0) || !(a.u_min > 0) || a.u_max < a.u_min) {
-    throw InputError("--u-min/--u-max/--u-step", "", fmt::format("{}/{}/{}", a.u_min, a.u_max, a.u_step),
-                     "need 0 < u-min <= u-max and u-step > 0");
-  }
   RtgpuSweepOptions o = a.options;
   o.generator.two_copies = !a.one_copy;
-  const auto steps = static_cast<int>(std::floor((a.u_max - a.u_min) / a.u_step + 1e-9));
-  for (int i = 0; i <= steps; ++i) o.utilizations.push_back(std::round((a.u_min + i * a.u_step) * 1e9) / 1e9);
-  const std::string csv = to_csv(run_rtgpu_sweep(o), o.methods);
-  if (a.out.empty()) {
-    fmt::print("{}", csv);
-  } else {
-    write_file_atomically(a.out, csv);
-  }
+  o.utilizations = sweep_range(a.u_min, a.u_max, a.u_step, "--u-min/--u-max/--u-step");
+  SweepPlot plot;
+  plot.title = !a.title.empty()
+                   ? a.title
+                   : fmt::format("RTGPU: {} tasks, {} subtasks, {} SMs, CPU:susp. scale {}, {}",
+                                 o.generator.tasks, o.generator.subtasks, o.generator.physical_sms,
+                                 o.generator.suspension_scale, a.one_copy ? "one copy" : "two copies");
+  plot.x = "utilization";
+  plot.y_label = "acceptance ratio";
+  plot.note = fmt::format("analysis, {} task sets a point, seed {}", o.sets_per_point, o.seed);
+  for (RtgpuMethod m : o.methods) plot.ys.emplace_back(to_string(m));
+  run_sweep_command(rtgpu_sweep_experiment(o), a.run, plot);
 }
 }  // namespace
 
 void add_sweep_rtgpu(CLI::App& app) {
-  const auto sweep = app.get_subcommands([](CLI::App* s) { return s->get_name() == "sweep"; });
-  CLI::App* parent = sweep.empty() ? app.add_subcommand("sweep", "Experiment sweeps over generated task sets")
-                                   : sweep.front();
-  parent->require_subcommand(1);
-  auto* cmd =
-      parent->add_subcommand("rtgpu", "RTGPU §6.2: acceptance ratio vs utilisation, three methods (CSV)");
+  auto* cmd = sweep_command(app)->add_subcommand(
+      "rtgpu", "RTGPU §6.2: acceptance ratio vs utilisation, three methods (CSV, optional SVG)");
   cmd->footer(
       "Example (Figure 8 (b), two copies):\n"
-      "  gpurt sweep rtgpu --suspension-scale 2 --sets 100 --seed 1 --out fig8b.csv");
+      "  gpurt sweep rtgpu --suspension-scale 2 --sets 100 --seed 1 --out fig8b.csv --plot fig8b.svg");
   auto a = std::make_shared<SweepArgs>();
   RtgpuSweepOptions& o = a->options;
   cmd->add_option("--sets", o.sets_per_point, "Task sets per point (default 100)")
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o.seed, "RNG seed");
-  cmd->add_option("--threads", o.threads, "Worker threads (0: all; the output does not depend on it)")
-      ->check(CLI::Range(0, 1024));
   cmd->add_option("--u-min", a->u_min, "First utilisation (default 0.2)");
   cmd->add_option("--u-max", a->u_max, "Last utilisation (default 4.0)");
   cmd->add_option("--u-step", a->u_step, "Step (default 0.2)");
@@ -65,7 +58,8 @@ void add_sweep_rtgpu(CLI::App& app) {
                   "Copy and GPU range scale (Fig. 8: 0.5, 2, 8)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--one-copy", a->one_copy, "One combined copy per GPU segment");
-  cmd->add_option("--out", a->out, "Write the CSV here (atomically) instead of stdout");
+  cmd->add_option("--title", a->title, "Title of the --plot chart");
+  add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep(*a); });
 }
 

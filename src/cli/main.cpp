@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   gpurt::cli::add_simulate_table(app);
   gpurt::cli::add_simulate_system(app);
   gpurt::cli::add_chart(app);
+  gpurt::cli::add_sweep_pbs(app);
+  gpurt::cli::add_sweep_merge(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

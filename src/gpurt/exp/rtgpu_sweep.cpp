@@ -1,52 +1,66 @@
 #include "gpurt/exp/rtgpu_sweep.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
-
 #include <fmt/format.h>
-
-#include <memory>
 
 #include "gpurt/core/error.hpp"
 
 namespace gpurt {
 
-std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& o) {
+namespace {
+
+std::vector<std::string> ratio_fields(int sets, const std::vector<int>& accepted) {
+  std::vector<std::string> out{std::to_string(sets)};
+  for (int a : accepted) out.push_back(fmt::format("{}", static_cast<double>(a) / sets));
+  return out;
+}
+
+std::vector<int> count_accepted(const std::vector<SweepItem>& items, std::size_t methods) {
+  std::vector<int> accepted(methods, 0);
+  for (const SweepItem& verdicts : items) {
+    for (std::size_t k = 0; k < methods; ++k) accepted[k] += verdicts[k] > 0 ? 1 : 0;
+  }
+  return accepted;
+}
+
+}  // namespace
+
+SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
   if (o.sets_per_point < 1) throw Error("sweep: sets_per_point must be >= 1");
   if (o.methods.empty()) throw Error("sweep: no method");
-  const std::size_t points = o.utilizations.size();
-  const auto sets = static_cast<std::size_t>(o.sets_per_point);
-  const std::size_t methods = o.methods.size();
-  // verdict[(p·sets + j)·methods + k]: filled in any order, reduced in a fixed order below.
-  std::vector<char> verdict(points * sets * methods, 0);
-  const Rng root(o.seed);
-  std::unique_ptr<tbb::global_control> limit;
-  if (o.threads > 0) {
-    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                  static_cast<std::size_t>(o.threads));
+  SweepExperiment e;
+  e.key_columns = {"utilization"};
+  e.value_columns = {"sets"};
+  for (RtgpuMethod m : o.methods) e.value_columns.emplace_back(to_string(m));
+  for (double u : o.utilizations) {
+    e.keys.push_back({fmt::format("{}", u)});
+    e.items.push_back(o.sets_per_point);
   }
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points * sets), [&](const tbb::blocked_range<
-                                                                           std::size_t>& r) {
-    for (std::size_t index = r.begin(); index != r.end(); ++index) {
-      RtgpuTable1Options g = o.generator;
-      g.utilization = o.utilizations[index / sets];
-      Rng rng = root.fork(index);
-      const RtgpuSystem system = generate_rtgpu_table1(rng, g);
-      for (std::size_t k = 0; k < methods; ++k) {
-        verdict[index * methods + k] = analyse_rtgpu(system, {o.methods[k], o.search}).schedulable ? 1 : 0;
-      }
-    }
-  });
-  std::vector<RtgpuSweepPoint> out(points);
-  for (std::size_t p = 0; p < points; ++p) {
-    out[p].utilization = o.utilizations[p];
-    out[p].sets = o.sets_per_point;
-    out[p].accepted.assign(methods, 0);
-    for (std::size_t j = 0; j < sets; ++j) {
-      for (std::size_t k = 0; k < methods; ++k) out[p].accepted[k] += verdict[((p * sets) + j) * methods + k];
-    }
-  }
+  e.run_item = [o](std::size_t p, int j) {
+    RtgpuTable1Options g = o.generator;
+    g.utilization = o.utilizations[p];
+    Rng rng = Rng(o.seed).fork(p * static_cast<std::size_t>(o.sets_per_point) + static_cast<std::size_t>(j));
+    const RtgpuSystem system = generate_rtgpu_table1(rng, g);
+    SweepItem verdicts;
+    for (RtgpuMethod m : o.methods)
+      verdicts.push_back(analyse_rtgpu(system, {m, o.search}).schedulable ? 1 : 0);
+    return verdicts;
+  };
+  e.finish_point = [sets = o.sets_per_point, methods = o.methods.size()](
+                       std::size_t, const std::vector<SweepItem>& items) {
+    return ratio_fields(sets, count_accepted(items, methods));
+  };
+  return e;
+}
+
+std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& o) {
+  SweepExperiment e = rtgpu_sweep_experiment(o);
+  std::vector<RtgpuSweepPoint> out(o.utilizations.size());
+  // Each point is finished once, into its own slot, so no lock is needed.
+  e.finish_point = [&out, &o](std::size_t p, const std::vector<SweepItem>& items) {
+    out[p] = {o.utilizations[p], o.sets_per_point, count_accepted(items, o.methods.size())};
+    return ratio_fields(out[p].sets, out[p].accepted);
+  };
+  run_sweep(e, {.threads = o.threads});
   return out;
 }
 
@@ -56,7 +70,8 @@ std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const std::vector
   out += "\n";
   for (const RtgpuSweepPoint& p : points) {
     out += fmt::format("{},{}", p.utilization, p.sets);
-    for (int a : p.accepted) out += fmt::format(",{}", static_cast<double>(a) / p.sets);
+    const std::vector<std::string> fields = ratio_fields(p.sets, p.accepted);
+    for (std::size_t i = 1; i < fields.size(); ++i) out += "," + fields[i];
     out += "\n";
   }
   return out;

@@ -1,6 +1,6 @@
 // RTGPU §6.2 experiments: acceptance ratio against utilisation for the three methods on Table 1
-// task sets (Figures 8-11). Parallel over task sets (oneTBB); the result depends only on the
-// options and the seed, never on the number of threads.
+// task sets (Figures 8-11), on the general sweep runner (exp/sweep.hpp): parallel over task sets,
+// the result depends only on the options and the seed, never on the number of threads.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/exp/sweep.hpp"
 #include "gpurt/gen/rtgpu_table1.hpp"
 
 namespace gpurt {
@@ -31,6 +32,12 @@ struct RtgpuSweepPoint {
 /// Task set j of point p is drawn from Rng(seed).fork(p · sets_per_point + j), so every set is
 /// the same whichever thread analyses it. The same sets are given to every method.
 std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& options);
+
+/// The sweep for the runner: one point per utilisation, key column "utilization", value columns
+/// "sets,<method>,..." (acceptance ratios in [0, 1]); item j of point p analyses the set drawn
+/// from Rng(seed).fork(p · sets_per_point + j) under every method (`threads` is not used: the
+/// runner's options say it).
+SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& options);
 
 /// CSV: "utilization,sets,<method>,..." with acceptance ratios in [0, 1].
 std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const std::vector<RtgpuMethod>& methods);

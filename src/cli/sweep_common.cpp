@@ -1,0 +1,105 @@
+#include "sweep_common.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/trace/chart.hpp"
+
+namespace gpurt::cli {
+
+CLI::App* sweep_command(CLI::App& app) {
+  const auto found = app.get_subcommands([](CLI::App* s) { return s->get_name() == "sweep"; });
+  if (!found.empty()) return found.front();
+  CLI::App* sweep = app.add_subcommand("sweep", "Experiment sweeps over generated task sets (CSV, SVG)");
+  sweep->require_subcommand(1);
+  return sweep;
+}
+
+void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& a) {
+  cmd->add_option("--threads", a.threads, "Worker threads (0: all cores; the output does not depend on it)")
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--shard", a.shard,
+                  "Compute only shard I of N (points p with p mod N = I-1); join with 'sweep merge'");
+  cmd->add_option(
+      "--out", a.out,
+      "CSV file; written line by line as points finish, rerun to resume, rewritten in order at the end");
+  cmd->add_option("--plot", a.plot, "Also draw the finished sweep as an SVG chart here");
+  cmd->add_flag("--progress", a.progress, "Progress on stderr even when it is not a terminal");
+  cmd->add_flag("--quiet", a.quiet, "No progress on stderr");
+}
+
+namespace {
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  int i = 0, n = 0;
+  const auto slash = text.find('/');
+  const auto ok = [](std::string_view s, int& v) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+  };
+  if (slash == std::string::npos || !ok(std::string_view(text).substr(0, slash), i) ||
+      !ok(std::string_view(text).substr(slash + 1), n) || n < 1 || i < 1 || i > n) {
+    throw InputError("command line", "--shard", text, "must be I/N with 1 <= I <= N, e.g. 2/4");
+  }
+  return {i, n};
+}
+
+std::string plot_svg(const std::string& csv, const SweepPlot& p) {
+  const CsvTable table = parse_csv(csv, "sweep");
+  Chart chart;
+  chart.title = p.title;
+  chart.x_label = p.x_label.empty() ? p.x : p.x_label;
+  chart.y_label = p.y_label;
+  chart.log_x = p.log_x;
+  chart.log_y = p.log_y;
+  chart.note = p.note;
+  if (p.cdf) {
+    for (const std::string& y : p.ys) {
+      const std::size_t c = table.column(y, "sweep");
+      std::vector<double> samples;
+      for (const auto& row : table.rows) {
+        if (!row[c].empty()) samples.push_back(std::stod(row[c]));
+      }
+      chart.series.push_back(cdf_series(y, std::move(samples)));
+    }
+  } else {
+    chart.series = series_from_csv(table, "sweep", p.x, p.ys);
+  }
+  return chart_svg(chart);
+}
+
+}  // namespace
+
+void run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a, const SweepPlot& plot) {
+  SweepRunOptions o;
+  o.threads = a.threads;
+  if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
+  if (!a.plot.empty() && o.shard_count > 1) {
+    throw InputError(
+        "command line", "--plot", a.plot,
+        "a shard holds part of the sweep: merge the shards ('gpurt sweep merge'), then 'gpurt chart'");
+  }
+  o.out = a.out;
+  if (!a.quiet && (a.progress || ::isatty(STDERR_FILENO) != 0)) o.progress = stderr;
+  const SweepOutcome outcome = run_sweep(experiment, o);
+  if (a.out.empty()) fmt::print("{}", outcome.csv);
+  if (!a.plot.empty()) write_file_atomically(a.plot, plot_svg(outcome.csv, plot));
+}
+
+std::vector<double> sweep_range(double lo, double hi, double step, const std::string& names) {
+  if (!(step > 0) || !(lo > 0) || hi < lo) {
+    throw InputError("command line", names, fmt::format("{}/{}/{}", lo, hi, step),
+                     "need 0 < min <= max and step > 0");
+  }
+  std::vector<double> out;
+  const auto steps = static_cast<int>(std::floor((hi - lo) / step + 1e-9));
+  for (int i = 0; i <= steps; ++i) out.push_back(std::round((lo + i * step) * 1e9) / 1e9);
+  return out;
+}
+
+}  // namespace gpurt::cli

@@ -1,0 +1,42 @@
+// What every `gpurt sweep EXPERIMENT` shares: the runner's options (--threads, --shard, --out,
+// --progress/--quiet), printing the CSV, and --plot (a chart of the finished sweep's CSV).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "gpurt/exp/sweep.hpp"
+
+namespace gpurt::cli {
+
+/// The `sweep` parent command (created on first use, shared by every sweep file).
+CLI::App* sweep_command(CLI::App& app);
+
+struct SweepRunArgs {
+  int threads = 0;
+  std::string shard;  ///< "I/N"
+  std::string out, plot;
+  bool progress = false, quiet = false;
+};
+
+/// Adds --threads, --shard, --out, --plot, --progress, --quiet to `cmd`.
+void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& args);
+
+/// What --plot draws: columns of the sweep's CSV as lines against `x`, or (cdf) the empirical
+/// CDF of each y column's values.
+struct SweepPlot {
+  std::string title, x, x_label, y_label, note;
+  std::vector<std::string> ys;
+  bool log_x = false, log_y = false, cdf = false;
+};
+
+/// Runs the sweep with the user's options: the CSV goes to --out (resumable) or stdout, the
+/// chart to --plot. Throws InputError for a bad --shard or --plot with a shard.
+void run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& args, const SweepPlot& plot);
+
+/// x values lo, lo + step, ..., hi (rounded to 1e-9); InputError naming the options when empty.
+std::vector<double> sweep_range(double lo, double hi, double step, const std::string& names);
+
+}  // namespace gpurt::cli

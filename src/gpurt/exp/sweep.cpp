@@ -1,0 +1,220 @@
+#include "gpurt/exp/sweep.hpp"
+
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/exp/sweep_csv.hpp"
+
+namespace gpurt {
+
+std::string sweep_header(const SweepExperiment& e) {
+  std::vector<std::string> columns{"point", "points"};
+  columns.insert(columns.end(), e.key_columns.begin(), e.key_columns.end());
+  columns.insert(columns.end(), e.value_columns.begin(), e.value_columns.end());
+  return join_csv_fields(columns);
+}
+
+namespace {
+
+void check_field(const std::string& field, const char* what) {
+  if (field.find_first_of(",\"\n\r") != std::string::npos) {
+    throw Error(fmt::format("sweep: {} '{}' holds a comma, quote or newline", what, field));
+  }
+}
+
+void check_experiment(const SweepExperiment& e, const SweepRunOptions& o) {
+  if (e.keys.size() != e.items.size()) throw Error("sweep: keys and items differ in length");
+  if (!e.run_item || !e.finish_point) throw Error("sweep: run_item and finish_point are required");
+  for (const auto& c : e.key_columns) check_field(c, "column");
+  for (const auto& c : e.value_columns) check_field(c, "column");
+  for (std::size_t p = 0; p < e.keys.size(); ++p) {
+    if (e.keys[p].size() != e.key_columns.size())
+      throw Error(fmt::format("sweep: point {} has a wrong key", p));
+    for (const auto& k : e.keys[p]) check_field(k, "key");
+    if (e.items[p] < 1) throw Error(fmt::format("sweep: point {} has no work item", p));
+  }
+  if (o.shard_count < 1 || o.shard_index < 1 || o.shard_index > o.shard_count) {
+    throw InputError("command line", "--shard", fmt::format("{}/{}", o.shard_index, o.shard_count),
+                     "need 1 <= I <= N");
+  }
+  if (o.threads < 0) throw InputError("command line", "--threads", std::to_string(o.threads), "must be >= 0");
+}
+
+std::vector<std::string> full_row(const SweepExperiment& e, std::size_t p, std::vector<std::string> values) {
+  if (values.size() != e.value_columns.size()) {
+    throw Error(fmt::format("sweep: point {} gave {} values for {} columns", p, values.size(),
+                            e.value_columns.size()));
+  }
+  std::vector<std::string> row{std::to_string(p), std::to_string(e.keys.size())};
+  row.insert(row.end(), e.keys[p].begin(), e.keys[p].end());
+  for (auto& v : values) {
+    check_field(v, "value");
+    row.push_back(std::move(v));
+  }
+  return row;
+}
+
+/// Rows of a partial output of this sweep (this shard), by point. Throws InputError when the
+/// file belongs to something else.
+std::map<std::size_t, std::vector<std::string>> read_partial(const SweepExperiment& e,
+                                                             const SweepRunOptions& o,
+                                                             const std::string& header) {
+  std::map<std::size_t, std::vector<std::string>> rows;
+  if (o.out.empty() || !std::filesystem::exists(o.out)) return rows;
+  const std::vector<CsvLine> lines = complete_csv_lines(read_text_file(o.out));
+  if (lines.empty()) return rows;  // killed before the header was complete
+  if (lines.front().text != header) {
+    throw InputError(o.out, "header", lines.front().text,
+                     fmt::format("is not this sweep's header ({}); refusing to resume into it", header));
+  }
+  const std::size_t total = e.keys.size();
+  const auto shard_count = static_cast<std::size_t>(o.shard_count);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const SweepCsvRow r = parse_sweep_row(lines[i], o.out, header);
+    const std::string where = fmt::format("line {}", lines[i].number);
+    if (r.points != total) {
+      throw InputError(o.out, where + ".points", std::to_string(r.points),
+                       fmt::format("this sweep has {} points; refusing to resume into it", total));
+    }
+    if (r.point % shard_count != static_cast<std::size_t>(o.shard_index - 1)) {
+      throw InputError(o.out, where + ".point", std::to_string(r.point),
+                       fmt::format("belongs to another shard than {}/{}", o.shard_index, o.shard_count));
+    }
+    for (std::size_t k = 0; k < e.key_columns.size(); ++k) {
+      if (r.fields[2 + k] != e.keys[r.point][k]) {
+        throw InputError(o.out, where + "." + e.key_columns[k], r.fields[2 + k],
+                         fmt::format("this sweep's point {} has {}; refusing to resume into it", r.point,
+                                     e.keys[r.point][k]));
+      }
+    }
+    if (!rows.emplace(r.point, r.fields).second) {
+      throw InputError(o.out, where + ".point", std::to_string(r.point), "appears twice");
+    }
+  }
+  return rows;
+}
+
+/// Appends complete lines to the partial output, one write and flush per line.
+class PartialFile {
+ public:
+  explicit PartialFile(const std::string& path) : _path(path) {
+    if (!path.empty()) {
+      _file = std::fopen(path.c_str(), "a");
+      if (_file == nullptr) throw Error(fmt::format("{}: cannot open for appending", path));
+    }
+  }
+  PartialFile(const PartialFile&) = delete;
+  PartialFile& operator=(const PartialFile&) = delete;
+  ~PartialFile() { close(); }
+  void append(const std::string& line) {
+    if (_file == nullptr) return;
+    if (std::fwrite(line.data(), 1, line.size(), _file) != line.size() || std::fflush(_file) != 0) {
+      throw Error(fmt::format("{}: write failed", _path));
+    }
+  }
+  void close() {
+    if (_file != nullptr) std::fclose(_file);
+    _file = nullptr;
+  }
+
+ private:
+  std::string _path;
+  std::FILE* _file = nullptr;
+};
+
+}  // namespace
+
+SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
+  check_experiment(e, o);
+  const std::string header = sweep_header(e);
+  std::map<std::size_t, std::vector<std::string>> done = read_partial(e, o, header);
+
+  SweepOutcome outcome;
+  std::vector<std::size_t> pending;
+  for (std::size_t p = static_cast<std::size_t>(o.shard_index - 1); p < e.keys.size();
+       p += static_cast<std::size_t>(o.shard_count)) {
+    outcome.points.push_back(p);
+    if (done.count(p) == 0) pending.push_back(p);
+  }
+  outcome.resumed = done.size();
+  if (o.progress != nullptr) {
+    fmt::print(o.progress, "sweep: {} points in this shard, {} already in {}, {} to compute\n",
+               outcome.points.size(), outcome.resumed, o.out.empty() ? "no file" : o.out, pending.size());
+    std::fflush(o.progress);
+  }
+
+  if (!o.out.empty()) {
+    // Start the file afresh from what survived (drops a truncated last line), then append.
+    std::string text = header + "\n";
+    for (const auto& [p, row] : done) text += join_csv_fields(row) + "\n";
+    write_file_atomically(o.out, text);
+  }
+  PartialFile file(o.out);
+
+  // Work items of the pending points, point-major so early points finish early.
+  std::vector<std::pair<std::size_t, int>> work;
+  for (std::size_t p : pending) {
+    for (int j = 0; j < e.items[p]; ++j) work.emplace_back(p, j);
+  }
+  std::vector<std::vector<SweepItem>> results(e.keys.size());
+  std::vector<std::atomic<int>> remaining(e.keys.size());
+  for (std::size_t p : pending) {
+    results[p].resize(static_cast<std::size_t>(e.items[p]));
+    remaining[p].store(e.items[p]);
+  }
+  std::mutex lock;  // guards `done`, the file and the progress output
+  std::size_t finished = 0;
+  const auto start = std::chrono::steady_clock::now();
+
+  std::unique_ptr<tbb::global_control> limit;
+  if (o.threads > 0) {
+    limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<std::size_t>(o.threads));
+  }
+  tbb::parallel_for(std::size_t{0}, work.size(), [&](std::size_t w) {
+    const auto [p, j] = work[w];
+    results[p][static_cast<std::size_t>(j)] = e.run_item(p, j);
+    if (remaining[p].fetch_sub(1) != 1) return;
+    std::vector<std::string> row = full_row(e, p, e.finish_point(p, results[p]));
+    results[p] = {};
+    const std::string line = join_csv_fields(row) + "\n";
+    const std::lock_guard<std::mutex> guard(lock);
+    file.append(line);
+    done.emplace(p, std::move(row));
+    ++finished;
+    if (o.progress != nullptr) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::string key;
+      for (std::size_t k = 0; k < e.key_columns.size(); ++k) {
+        key += fmt::format(" {}={}", e.key_columns[k], e.keys[p][k]);
+      }
+      fmt::print(o.progress, "sweep: {}/{} points done ({} resumed), point {}:{}, {:.1f} s\n",
+                 finished + outcome.resumed, outcome.points.size(), outcome.resumed, p, key, seconds);
+      std::fflush(o.progress);
+    }
+  });
+  file.close();
+  outcome.computed = finished;
+
+  outcome.csv = header + "\n";
+  for (auto& [p, row] : done) {
+    outcome.csv += join_csv_fields(row) + "\n";
+    outcome.rows.push_back(std::move(row));
+  }
+  if (!o.out.empty()) write_file_atomically(o.out, outcome.csv);
+  return outcome;
+}
+
+}  // namespace gpurt

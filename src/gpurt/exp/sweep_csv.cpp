@@ -1,0 +1,147 @@
+#include "gpurt/exp/sweep_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <map>
+#include <optional>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/exp/sweep.hpp"
+
+namespace gpurt {
+
+std::vector<CsvLine> complete_csv_lines(std::string_view text) {
+  std::vector<CsvLine> lines;
+  std::size_t number = 0;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    const std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) break;  // truncated last line
+    ++number;
+    std::string_view line = text.substr(begin, end - begin);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) lines.push_back({number, std::string(line)});
+    begin = end + 1;
+  }
+  return lines;
+}
+
+std::string join_csv_fields(const std::vector<std::string>& fields) {
+  std::string out;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    out += fields[i];
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = line.find(',', begin);
+    fields.push_back(line.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) return fields;
+    begin = comma + 1;
+  }
+}
+
+std::optional<std::size_t> parse_index(const std::string& s) {
+  std::size_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+SweepCsvRow parse_sweep_row(const CsvLine& line, const std::string& file, const std::string& header) {
+  const std::size_t columns = split(header).size();
+  SweepCsvRow row;
+  row.fields = split(line.text);
+  const std::string where = fmt::format("line {}", line.number);
+  if (row.fields.size() != columns) {
+    throw InputError(file, where, line.text,
+                     fmt::format("has {} fields, the header {}", row.fields.size(), columns));
+  }
+  const auto point = parse_index(row.fields[0]);
+  const auto points = parse_index(row.fields[1]);
+  if (!points || *points == 0) {
+    throw InputError(file, where + ".points", row.fields[1], "must be a positive integer");
+  }
+  if (!point || *point >= *points) {
+    throw InputError(file, where + ".point", row.fields[0],
+                     fmt::format("must be an integer in [0, {})", *points));
+  }
+  row.point = *point;
+  row.points = *points;
+  return row;
+}
+
+std::string merge_sweep_csv(const std::vector<SweepCsvFile>& files) {
+  if (files.empty()) throw InputError("merge", "no input file");
+  std::string header;
+  std::optional<std::size_t> total;
+  std::string total_from;
+  struct Seen {
+    std::string file;
+    std::size_t line = 0;
+    std::string text;
+  };
+  std::map<std::size_t, Seen> rows;
+  for (const SweepCsvFile& f : files) {
+    const std::vector<CsvLine> lines = complete_csv_lines(f.text);
+    if (lines.empty()) throw InputError(f.name, "has no complete header line");
+    if (header.empty()) {
+      header = lines.front().text;
+      if (header.rfind("point,points,", 0) != 0) {
+        throw InputError(f.name, "header", header, "is not a sweep CSV (it must start with point,points,)");
+      }
+    } else if (lines.front().text != header) {
+      throw InputError(f.name, "header", lines.front().text,
+                       fmt::format("differs from {}'s header {}", files.front().name, header));
+    }
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      const SweepCsvRow r = parse_sweep_row(lines[i], f.name, header);
+      const std::string where = fmt::format("line {}", lines[i].number);
+      if (!total) {
+        total = r.points;
+        total_from = fmt::format("{} line {}", f.name, lines[i].number);
+      } else if (r.points != *total) {
+        throw InputError(f.name, where + ".points", std::to_string(r.points),
+                         fmt::format("differs from {} ({} points): not the same sweep", total_from, *total));
+      }
+      const auto [it, fresh] = rows.emplace(r.point, Seen{f.name, lines[i].number, lines[i].text});
+      if (!fresh) {
+        throw InputError(f.name, where + ".point", std::to_string(r.point),
+                         fmt::format("duplicate: also in {} line {}", it->second.file, it->second.line));
+      }
+    }
+  }
+  const std::size_t n = total.value_or(0);
+  std::vector<std::size_t> missing;
+  for (std::size_t p = 0; p < n; ++p) {
+    if (rows.count(p) == 0) missing.push_back(p);
+  }
+  if (n == 0 || !missing.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < missing.size() && i < 10; ++i)
+      list += fmt::format("{}{}", i ? ", " : "", missing[i]);
+    if (missing.size() > 10) list += ", ...";
+    std::string names;
+    for (const SweepCsvFile& f : files) names += (names.empty() ? "" : ", ") + f.name;
+    throw InputError(
+        names, n == 0 ? "no data row in any input"
+                      : fmt::format("{} of {} points missing from the inputs: {} (an unfinished shard, or "
+                                    "not every shard given?)",
+                                    missing.size(), n, list));
+  }
+  std::string out = header + "\n";
+  for (const auto& [p, seen] : rows) out += seen.text + "\n";
+  return out;
+}
+
+}  // namespace gpurt

@@ -1,0 +1,138 @@
+// `gpurt sweep rtgpu|pbs|merge` as a user runs them: thread counts, resume after a cut file,
+// shards + merge, plots, and bad input (exit 2, nothing written).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "gpurt/core/io.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class SweepCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    _dir = fs::temp_directory_path() / ("gpurt-sweep-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(_dir);
+  }
+  void TearDown() override { fs::remove_all(_dir); }
+  std::string path(const std::string& name) const { return (_dir / name).string(); }
+  std::string read(const std::string& name) const { return gpurt::read_text_file(path(name)); }
+  Outcome cli(const std::string& args) {
+    const std::string out = path("stdout"), err = path("stderr");
+    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = gpurt::read_text_file(out);
+    r.err = gpurt::read_text_file(err);
+    return r;
+  }
+  fs::path _dir;
+};
+
+// Small enough to run in well under a second: 3 utilisations x 6 sets x 3 methods.
+const std::string kRtgpu = "sweep rtgpu --sets 6 --seed 3 --u-min 0.4 --u-max 1.2 --u-step 0.4";
+// Figure 4 on 4 utilisations x 3 sets, three policies each.
+const std::string kPbs = "sweep pbs --figure 4 --sets 3 --u-min 0.5 --u-max 2 --u-step 0.5";
+
+TEST_F(SweepCli, RtgpuCsvKeepsItsColumnsAndIsTheSameForOneAndTwoThreads) {
+  const Outcome one = cli(kRtgpu + " --threads 1 --out " + path("one.csv"));
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(one.out, "");
+  const Outcome two = cli(kRtgpu + " --threads 2");
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_EQ(two.out, read("one.csv"));
+  EXPECT_EQ(two.out.substr(0, two.out.find('\n')),
+            "point,points,utilization,sets,rtgpu,self-suspension,stgm");
+  EXPECT_NE(two.out.find("\n2,3,1.2,6,"), std::string::npos) << two.out;
+}
+
+TEST_F(SweepCli, PbsFigure4ResumesFromACutFileToTheSameCsv) {
+  const Outcome full = cli(kPbs + " --threads 2 --out " + path("full.csv"));
+  ASSERT_EQ(full.code, 0) << full.err;
+  const std::string csv = read("full.csv");
+  ASSERT_EQ(csv.substr(0, csv.find('\n')),
+            "point,points,scenario,utilization,tasks,sets,gpusched,edf_serial,edf_parallel,gpusched_unknown");
+  // Keep the header, point 0, and half of point 1's line: what a killed run leaves.
+  const std::size_t second = csv.find('\n', csv.find('\n') + 1);
+  std::ofstream(path("cut.csv")) << csv.substr(0, second + 1 + 6);
+  const Outcome resumed = cli(kPbs + " --threads 1 --progress --out " + path("cut.csv"));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(read("cut.csv"), csv);
+  EXPECT_NE(resumed.err.find("sweep: 4/4 points done (1 resumed)"), std::string::npos) << resumed.err;
+}
+
+TEST_F(SweepCli, ShardsMergeToTheUnshardedCsv) {
+  ASSERT_EQ(cli(kRtgpu + " --out " + path("all.csv")).code, 0);
+  ASSERT_EQ(cli(kRtgpu + " --shard 1/2 --out " + path("s1.csv")).code, 0);
+  ASSERT_EQ(cli(kRtgpu + " --shard 2/2 --out " + path("s2.csv")).code, 0);
+  const Outcome merged =
+      cli("sweep merge " + path("s2.csv") + " " + path("s1.csv") + " --out " + path("m.csv"));
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  EXPECT_EQ(read("m.csv"), read("all.csv"));
+}
+
+TEST_F(SweepCli, MergeErrorsExitTwoAndWriteNothing) {
+  ASSERT_EQ(cli(kRtgpu + " --shard 1/2 --out " + path("s1.csv")).code, 0);
+  ASSERT_EQ(cli(kPbs + " --shard 2/2 --out " + path("p2.csv")).code, 0);
+  const Outcome header =
+      cli("sweep merge " + path("s1.csv") + " " + path("p2.csv") + " --out " + path("m.csv"));
+  EXPECT_EQ(header.code, 2);
+  EXPECT_NE(header.err.find("p2.csv: header = point,points,scenario"), std::string::npos) << header.err;
+  EXPECT_NE(header.err.find("differs from " + path("s1.csv")), std::string::npos) << header.err;
+  const Outcome dup = cli("sweep merge " + path("s1.csv") + " " + path("s1.csv") + " --out " + path("m.csv"));
+  EXPECT_EQ(dup.code, 2);
+  EXPECT_NE(dup.err.find("line 2.point = 0: duplicate"), std::string::npos) << dup.err;
+  const Outcome missing = cli("sweep merge " + path("s1.csv"));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_NE(missing.err.find("1 of 3 points missing from the inputs: 1 "), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(path("m.csv")));
+}
+
+TEST_F(SweepCli, PlotsAreSvgChartsOfTheCsv) {
+  const Outcome r = cli(kRtgpu + " --out " + path("r.csv") + " --plot " + path("r.svg"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = read("r.svg");
+  EXPECT_EQ(svg.rfind("<svg", 0) == 0 || svg.rfind("<?xml", 0) == 0, true);
+  for (const char* label :
+       {"rtgpu", "self-suspension", "stgm", "acceptance ratio", "analysis, 6 task sets"}) {
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  }
+  const Outcome c = cli("sweep pbs --figure 5c --sets 3 --quiet --plot " + path("c.svg"));
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(read("c.svg").find("vertices_no_merge"), std::string::npos);
+}
+
+TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
+  for (const std::string& args :
+       {kRtgpu + " --shard 3/2", kRtgpu + " --shard x", kRtgpu + " --shard 1/2 --plot " + path("p.svg"),
+        std::string("sweep rtgpu --u-step 0"), std::string("sweep pbs --figure 7"),
+        kPbs + " --scenario huge"}) {
+    const Outcome r = cli(args + " --out " + path("o.csv"));
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find("command line: --"), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
+  }
+  // Resuming into another sweep's file is refused, the file left as it was.
+  std::ofstream(path("other.csv")) << "point,points,x\n0,1,5\n";
+  const Outcome r = cli(kRtgpu + " --out " + path("other.csv"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("other.csv: header = point,points,x: is not this sweep's header"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(read("other.csv"), "point,points,x\n0,1,5\n");
+}
+
+}  // namespace
