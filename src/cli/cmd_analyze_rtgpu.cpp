@@ -1,10 +1,13 @@
 // gpurt analyze rtgpu FILE / gpurt analyze fifo FILE (RTGPU seed §5-6; FIFO model seed §V).
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "gpurt/analysis/fifo.hpp"
 #include "gpurt/analysis/rtgpu.hpp"
 #include "gpurt/core/error.hpp"
+#include "gpurt/sim/fifo_sim.hpp"
 #include "table.hpp"
 
 namespace gpurt::cli {
@@ -97,19 +100,67 @@ void run_rtgpu(const RtgpuArgs& a) {
 struct FifoArgs {
   std::string file;
   bool json = false;
+  std::int64_t simulate = 0;
+  std::uint64_t seed = 1;
+  bool seeded = false;  ///< --seed given: random first releases
 };
+
+Json fifo_simulation_json(const FifoSimResult& sim, const FifoArgs& a, TimeUnit u) {
+  Json tasks = Json::array();
+  for (const FifoTaskSim& t : sim.tasks) {
+    Json responses = Json::array();
+    for (Nanos x : t.response) responses.push_back(from_nanos(x, u));
+    tasks.push_back(Json{{"name", t.name},
+                         {"first_release", from_nanos(t.first_release, u)},
+                         {"max_response", from_nanos(t.worst, u)},
+                         {"mean_response", from_nanos(t.mean, u)},
+                         {"responses", std::move(responses)}});
+  }
+  return Json{{"simulated", true},
+              {"jobs", a.simulate},
+              {"offsets", a.seeded ? "random" : "synchronous"},
+              {"seed", a.seeded ? Json(a.seed) : Json(nullptr)},
+              {"tasks", std::move(tasks)}};
+}
+
+std::string fifo_simulation_table(const FifoSystem& s, const FifoSimResult& sim, const FifoArgs& a) {
+  const TimeUnit u = s.time_unit;
+  std::string out = fmt::format(
+      "\nsimulated: {} jobs per task on one pool of {} threads (rules R1-R2), releases {}; times in {}\n",
+      a.simulate, s.gpu_threads,
+      a.seeded ? fmt::format("from random offsets (seed {})", a.seed) : "synchronous", to_string(u));
+  Table t({"task", "C", "T", "g", "b", "max R", "mean R", "first R", "last R"},
+          {false, true, true, true, true, true, true, true, true});
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    const FifoTask& x = s.tasks[i];
+    const FifoTaskSim& r = sim.tasks[i];
+    t.add({x.name, format_time(x.wcet, u), format_time(x.period, u), std::to_string(x.grid),
+           std::to_string(x.block), format_time(r.worst, u), format_time(r.mean, u),
+           format_time(r.response.front(), u), format_time(r.response.back(), u)});
+  }
+  return out + t.render();
+}
 
 void run_fifo(const FifoArgs& a) {
   const FifoSystem system = load_fifo_system(a.file);
   const FifoResult r = analyse_fifo(system);
+  std::optional<FifoSimResult> sim;
+  if (a.simulate > 0) {
+    FifoSimOptions o;
+    o.jobs = a.simulate;
+    o.random_offsets = a.seeded;
+    o.seed = a.seed;
+    sim = simulate_fifo(system, o);
+  }
   if (a.json) {
-    fmt::print("{}\n", Json{{"total_utilization", r.total_utilization},
-                            {"b_max", r.max_block},
-                            {"gpu_threads", r.gpu_threads},
-                            {"limit", r.limit},
-                            {"at_or_above_limit", r.at_or_above_limit},
-                            {"overloaded", r.overloaded}}
-                           .dump(2));
+    Json out{{"total_utilization", r.total_utilization},
+             {"b_max", r.max_block},
+             {"gpu_threads", r.gpu_threads},
+             {"limit", r.limit},
+             {"at_or_above_limit", r.at_or_above_limit},
+             {"overloaded", r.overloaded}};
+    if (sim) out["simulation"] = fifo_simulation_json(*sim, a, system.time_unit);
+    fmt::print("{}\n", out.dump(2));
     return;
   }
   std::string out = fmt::format("FIFO model (FIFO model seed, Theorem 1) of {}\n", a.file);
@@ -123,6 +174,7 @@ void run_fifo(const FifoArgs& a) {
     out +=
         "U_sum < m - b_max + 1: below Theorem 1's limit (the seed proves no bound here; see docs/rtgpu.md)\n";
   }
+  if (sim) out += fifo_simulation_table(system, *sim, a);
   fmt::print("{}", out);
 }
 
@@ -151,11 +203,24 @@ void add_analyze_rtgpu(CLI::App& analyze) {
   fifo->footer(
       "File: {\"format\": \"gpurt/fifo@1\", \"time_unit\": \"ms\", \"gpu_threads\": 4096,\n"
       "       \"tasks\": [{\"name\", \"wcet\", \"period\", \"grid\", \"block\"}]}\n"
-      "Example:\n  gpurt analyze fifo examples/fifo/example2.json");
+      "Example:\n  gpurt analyze fifo examples/fifo/example2.json\n"
+      "  gpurt analyze fifo examples/fifo/theorem1.json --simulate 50   # Theorem 1: R grows job over job");
   auto fargs = std::make_shared<FifoArgs>();
   fifo->add_option("FILE", fargs->file, "gpurt/fifo@1 task file")->required();
   fifo->add_flag("--json", fargs->json, "Print JSON instead of text");
-  fifo->callback([fargs] { run_fifo(*fargs); });
+  auto* simulate =
+      fifo->add_option("--simulate", fargs->simulate,
+                       "Simulate N jobs per task on the block-level simulator (one pool of m threads)")
+          ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+  auto* seed =
+      fifo->add_option(
+              "--seed", fargs->seed,
+              "With --simulate: first releases uniform in [0, T_i) from this seed (default: all at 0)")
+          ->needs(simulate);
+  fifo->callback([fargs, seed] {
+    fargs->seeded = seed->count() > 0;
+    run_fifo(*fargs);
+  });
 }
 
 }  // namespace gpurt::cli

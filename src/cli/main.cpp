@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_chart(app);
   gpurt::cli::add_sweep_pbs(app);
   gpurt::cli::add_sweep_merge(app);
+  gpurt::cli::add_simulate_rtgpu(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 // masks, copy engines and time slicing between contexts.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/sim/engine.hpp"
@@ -144,6 +145,19 @@ void Simulator::driver_launch(int stream, const KernelSpec& kernel, int tag) {
   op.slowdown = kernel.slowdown;
   op.driver_tag = tag;
   ++_stats.kernels;
+  arrive(new_op(std::move(op)));
+}
+
+void Simulator::driver_copy(int stream, int engine, Nanos duration, int tag) {
+  if (engine < 0 || engine >= copy_engines())
+    throw Error("driver_copy: no copy engine " + std::to_string(engine));
+  Op op;
+  op.kind = Op::Kind::copy;
+  op.stream = stream;
+  op.context = _streams[static_cast<std::size_t>(stream)].context;
+  op.engine = engine;
+  op.duration = duration;
+  op.driver_tag = tag;
   arrive(new_op(std::move(op)));
 }
 

@@ -86,9 +86,10 @@ class Simulator;
 class SimDriver {
  public:
   virtual ~SimDriver() = default;
-  virtual void start(Simulator& sim) = 0;                 ///< at time 0, before any event
-  virtual void wake(Simulator& sim, int tag) = 0;         ///< a timer set with driver_timer
-  virtual void kernel_done(Simulator& sim, int tag) = 0;  ///< a driver_launch kernel completed
+  virtual void start(Simulator& sim) = 0;          ///< at time 0, before any event
+  virtual void wake(Simulator& sim, int tag) = 0;  ///< a timer set with driver_timer
+  /// A driver_launch kernel or a driver_copy copy completed.
+  virtual void kernel_done(Simulator& sim, int tag) = 0;
 };
 
 class Simulator {
@@ -120,6 +121,11 @@ class Simulator {
   int driver_stream(std::vector<bool> mask);
   /// Launches `kernel` into `stream` now; driver->kernel_done(tag) when it completes.
   void driver_launch(int stream, const KernelSpec& kernel, int tag);
+  /// Puts a copy lasting `duration` into `stream` now, for copy engine `engine` (0-based, below
+  /// the platform's copy_engines); driver->kernel_done(tag) when it completes. Copies on one
+  /// engine run one at a time, in arrival order, without preemption.
+  void driver_copy(int stream, int engine, Nanos duration, int tag);
+  int copy_engines() const noexcept { return static_cast<int>(_engines.size()); }
   void driver_timer(Nanos at, int tag) { schedule(at, EventKind::driver_wake, tag); }
 
   // --- host side (host.cpp) ---

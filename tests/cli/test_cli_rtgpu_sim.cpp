@@ -1,0 +1,120 @@
+// `gpurt simulate-rtgpu` and `gpurt analyze fifo --simulate` as a user runs them (simulated).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class RtgpuSimCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    _dir = fs::temp_directory_path() / ("gpurt-rtgpu-sim-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(_dir);
+  }
+  void TearDown() override { fs::remove_all(_dir); }
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path p = _dir / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  Outcome cli(const std::string& args) {
+    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
+    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = gpurt::read_text_file(out);
+    r.err = gpurt::read_text_file(err);
+    return r;
+  }
+  fs::path _dir;
+};
+
+const std::string kTwo = GPURT_SOURCE_DIR "/examples/rtgpu/sim-two-tasks.json";
+const std::string kTheorem1 = GPURT_SOURCE_DIR "/examples/fifo/theorem1.json";
+
+// The hand-computed case of tests/sim/test_rtgpu_sim.cpp through the command.
+TEST_F(RtgpuSimCli, SimulateRtgpuJsonShowsObservedNextToBound) {
+  const Outcome r = cli("simulate-rtgpu " + kTwo + " --jobs 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j.at("simulated"), true);
+  EXPECT_EQ(j.at("late_kernels"), 0);
+  const auto& h = j.at("tasks").at(0);
+  EXPECT_EQ(h.at("name"), "H");
+  EXPECT_DOUBLE_EQ(h.at("max_response").get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(h.at("min_response").get<double>(), 7.0);
+  EXPECT_EQ(h.at("physical_sms"), 1);
+  const auto& l = j.at("tasks").at(1);
+  EXPECT_DOUBLE_EQ(l.at("max_response").get<double>(), 19.5);
+  EXPECT_EQ(l.at("first_sm"), 1);
+  const double bound = l.at("response_bound").get<double>();
+  EXPECT_GE(bound, 19.5);
+  EXPECT_DOUBLE_EQ(l.at("tightness").get<double>(), 19.5 / bound);
+  const Outcome table = cli("simulate-rtgpu " + kTwo + " --jobs 2");
+  ASSERT_EQ(table.code, 0);
+  EXPECT_NE(table.out.find("simulated"), std::string::npos);
+  EXPECT_NE(table.out.find("19.5"), std::string::npos);
+}
+
+TEST_F(RtgpuSimCli, GeneratedCheckWritesCsvAndPasses) {
+  const std::string csv = (_dir / "t.csv").string();
+  const Outcome r = cli("simulate-rtgpu --generated 30 --seed 2 --jobs 5 --csv " + csv);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("violations (observed > bound or < lower bound): 0"), std::string::npos) << r.out;
+  const std::string text = gpurt::read_text_file(csv);
+  EXPECT_EQ(text.rfind("set,task,sms,segments,bound_ms,lower_ms,deadline_ms,worst-sync_ms", 0), 0u) << text;
+}
+
+TEST_F(RtgpuSimCli, BadInputExitsTwoWithNothingOnStdout) {
+  for (const std::string& args : std::vector<std::string>{
+           "simulate-rtgpu", "simulate-rtgpu " + kTwo + " --execution best",
+           "simulate-rtgpu " + kTwo + " --jobs 0", "simulate-rtgpu " + kTwo + " --jitter -1",
+           "simulate-rtgpu " + kTwo + " --generated 3", "simulate-rtgpu /nonexistent.json",
+           "analyze fifo " + kTheorem1 + " --seed 3", "analyze fifo " + kTheorem1 + " --simulate 0"}) {
+    const Outcome r = cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  const std::string bad = write("bad.json", R"({"format": "gpurt/rtgpu@1", "platform": "gtx1080ti",
+      "tasks": [{"name": "a", "period": 10, "cpu": [[1, 2]], "copy": [[1, 1]], "gpu": []}]})");
+  const Outcome r = cli("simulate-rtgpu " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("tasks[0].copy"), std::string::npos) << r.err;
+}
+
+// Theorem 1's system: τ3's simulated response times climb job over job.
+TEST_F(RtgpuSimCli, FifoSimulateShowsTheorem1Growth) {
+  const Outcome r = cli("analyze fifo " + kTheorem1 + " --simulate 30 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j.at("at_or_above_limit"), true);
+  const auto& sim = j.at("simulation");
+  EXPECT_EQ(sim.at("offsets"), "synchronous");
+  const auto& tau3 = sim.at("tasks").at(2).at("responses");
+  ASSERT_EQ(tau3.size(), 30u);
+  EXPECT_DOUBLE_EQ(tau3.at(0).get<double>(), 1.01);
+  EXPECT_GT(tau3.at(29).get<double>(), tau3.at(0).get<double>() + 0.1);
+  const Outcome seeded = cli("analyze fifo " + kTheorem1 + " --simulate 5 --seed 3");
+  ASSERT_EQ(seeded.code, 0) << seeded.err;
+  EXPECT_NE(seeded.out.find("random offsets (seed 3)"), std::string::npos) << seeded.out;
+}
+
+}  // namespace
