@@ -9,10 +9,12 @@
 //   persistent-threads  cooperative SM pinning (RTGPU seed §4.1, §4.4): the stream is a plain
 //                       one; kernels must call gpurt::pinned_for_each (pinning.cuh) with
 //                       device_mask(mask), and blocks on other SMs exit. 1 unit = 1 SM.
-// AMD CU masks are in amd_cu_mask.hpp (the HIP backend needs a HIP compiler, absent here).
+//   amd-cu-mask         AMD streams with hipExtStreamCreateWithCUMask (amd_hip.hpp), the HIP
+//                       runtime loaded with dlopen: 1 unit = 1 CU. Mask layouts: amd_cu_mask.hpp.
 //
 // Built without CUDA (-DGPURT_CUDA=OFF or no nvcc), make_partitioner throws PartitionError
-// "gpurt was built without CUDA" and partition_backends() says so for each backend.
+// "gpurt was built without CUDA" for the NVIDIA backends and partition_backends() says so; the
+// AMD backend needs no compiler support and works in either build.
 #pragma once
 
 #include <cstdint>
@@ -31,13 +33,13 @@ class PartitionError : public Error {
   using Error::Error;
 };
 
-enum class PartitionKind { green_context, libsmctrl, persistent_threads };
+enum class PartitionKind { green_context, libsmctrl, persistent_threads, amd_cu_mask };
 
 const char* to_string(PartitionKind kind) noexcept;
 
 /// What one backend offers on one device.
 struct PartitionBackendInfo {
-  std::string name;        ///< "green-context", "libsmctrl", "persistent-threads", "amd-cu-mask"
+  std::string name;        ///< to_string(kind): "green-context", ..., "amd-cu-mask"
   bool available = false;  ///< usable in this process now
   int unit_sms = 0;        ///< SMs (CUs for AMD) per unit; 0 when unknown
   int units = 0;           ///< units on the device (H); 0 when unknown
@@ -73,7 +75,8 @@ class Partitioner {
   virtual int cached_streams() const noexcept = 0;
 };
 
-/// The backend `kind` on CUDA device `device`. Throws PartitionError when it is unavailable.
+/// The backend `kind` on device `device` (a CUDA device; for amd_cu_mask a HIP device). Throws
+/// PartitionError when it is unavailable.
 std::unique_ptr<Partitioner> make_partitioner(PartitionKind kind, int device = 0);
 
 /// Throws PartitionError unless `mask` is non-empty and within 0..units-1.

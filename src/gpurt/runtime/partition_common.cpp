@@ -13,6 +13,8 @@ const char* to_string(PartitionKind kind) noexcept {
       return "libsmctrl";
     case PartitionKind::persistent_threads:
       return "persistent-threads";
+    case PartitionKind::amd_cu_mask:
+      return "amd-cu-mask";
   }
   return "?";
 }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "gpurt/runtime/amd_hip.hpp"
 #include "gpurt/runtime/partition.hpp"
 
 namespace gpurt {
@@ -216,6 +217,7 @@ class PersistentThreads final : public Partitioner {
 }  // namespace
 
 std::unique_ptr<Partitioner> make_partitioner(PartitionKind kind, int device) {
+  if (kind == PartitionKind::amd_cu_mask) return make_amd_partitioner(device);
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
     throw PartitionError(
@@ -229,6 +231,8 @@ std::unique_ptr<Partitioner> make_partitioner(PartitionKind kind, int device) {
       return std::make_unique<Libsmctrl>(device);
     case PartitionKind::persistent_threads:
       return std::make_unique<PersistentThreads>(device);
+    case PartitionKind::amd_cu_mask:
+      break;  // handled above
   }
   throw PartitionError("unknown partition backend");
 }
@@ -249,9 +253,7 @@ std::vector<PartitionBackendInfo> partition_backends(int device) {
     }
     out.push_back(std::move(info));
   }
-  out.push_back(
-      {"amd-cu-mask", false, 1, 0,
-       "needs a HIP compiler at build time (none found); SE-packed/SE-distributed masks: amd_cu_mask.hpp"});
+  out.push_back(amd_backend_info(device));
   return out;
 }
 

@@ -1,7 +1,8 @@
 # The runtime layer's partition backends; included from src/CMakeLists.txt after
 # gpurt_layer(runtime ...). Paths are relative to src/. CUDA parts only with GPURT_HAVE_CUDA;
 # without it the *_none.cpp files make every GPU call fail with "built without CUDA".
-target_sources(gpurt_runtime PRIVATE gpurt/runtime/amd_cu_mask.cpp gpurt/runtime/partition_common.cpp)
+target_sources(gpurt_runtime PRIVATE gpurt/runtime/amd_cu_mask.cpp gpurt/runtime/amd_hip.cpp
+  gpurt/runtime/partition_common.cpp)
 target_link_libraries(gpurt_runtime PUBLIC ${CMAKE_DL_LIBS} rt)
 if(GPURT_HAVE_CUDA)
   target_sources(gpurt_runtime PRIVATE gpurt/runtime/partition_cuda.cpp gpurt/runtime/gpu_probe.cu)
@@ -10,10 +11,6 @@ if(GPURT_HAVE_CUDA)
 else()
   target_sources(gpurt_runtime PRIVATE gpurt/runtime/partition_none.cpp gpurt/runtime/gpu_probe_none.cpp)
 endif()
-# HIP (hipExtStreamCreateWithCUMask) only where a HIP compiler exists; none does on the CI machine.
-include(CheckLanguage)
-check_language(HIP)
-if(CMAKE_HIP_COMPILER)
-  message(STATUS "gpurt: HIP compiler found; the HIP CU-mask backend is not written yet")
-endif()
+# The AMD backend (hipExtStreamCreateWithCUMask) loads the HIP runtime with dlopen at run time
+# (amd_hip.cpp): it needs no HIP compiler, so it is built everywhere.
 install(FILES gpurt/runtime/pinning.cuh DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpurt/runtime)
