@@ -2,10 +2,8 @@
 // stdout for bad input.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "cli_fixture.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -16,26 +14,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-Outcome run(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / ("gpurt-cli-pbs-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
-  Outcome r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, gpurt::read_text_file(out),
-            gpurt::read_text_file(err)};
-  fs::remove_all(dir);
-  return r;
-}
+class CliPbs : public gpurt::test::CliTest {
+ protected:
+  Outcome run(const std::string& args) { return cli(args); }
+};
 
 const std::string kFigure1 = GPURT_SOURCE_DIR "/examples/pbs/figure1.json";
 const std::string kExample21 = GPURT_SOURCE_DIR "/examples/pbs/example-2-1.json";
 
-TEST(CliPbs, GpuSchedJsonHasTheIssuesShape) {
+TEST_F(CliPbs, GpuSchedJsonHasTheIssuesShape) {
   const Outcome r = run("analyze pbs " + kExample21 + " --json --check");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json j = gpurt::Json::parse(r.out);
@@ -52,7 +41,7 @@ TEST(CliPbs, GpuSchedJsonHasTheIssuesShape) {
   EXPECT_TRUE(j["stats"].contains("peak_memory_bytes"));
 }
 
-TEST(CliPbs, BaselinesFailWithCheck) {
+TEST_F(CliPbs, BaselinesFailWithCheck) {
   // EDFParallel tries <J1, J2> (EDF order), which is not eligible, so it runs J1 [0,30] then
   // J2 [30,60] > 50.
   const Outcome r = run("analyze pbs " + kExample21 + " --policy edf-parallel --check");
@@ -66,13 +55,10 @@ TEST(CliPbs, BaselinesFailWithCheck) {
   EXPECT_EQ(j["table"].back()["end"], 11.0);
 }
 
-TEST(CliPbs, BadInputExits2WithNothingOnStdout) {
-  const fs::path dir = fs::temp_directory_path() / ("gpurt-cli-pbs-bad-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string bad = (dir / "bad.json").string();
-  std::ofstream(bad) << R"({"format": "gpurt/pbs@1", "platform": "jetson-tx2", "tasks": [
+TEST_F(CliPbs, BadInputExits2WithNothingOnStdout) {
+  const std::string bad = write("bad.json", R"({"format": "gpurt/pbs@1", "platform": "jetson-tx2", "tasks": [
       {"name": "a", "period": 10, "wcet": 1, "blocks": 1, "threads": 64}],
-      "batches": [{"tasks": ["a", "zz"], "completion": 2}]})";
+      "batches": [{"tasks": ["a", "zz"], "completion": 2}]})");
   Outcome r = run("analyze pbs " + bad + " --json");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
@@ -81,7 +67,6 @@ TEST(CliPbs, BadInputExits2WithNothingOnStdout) {
   r = run("analyze pbs " + kFigure1 + " --policy fifo");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,10 +1,8 @@
 // `gpurt analyze rtgpu|fifo` and `gpurt generate rtgpu` as a user runs them.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "cli_fixture.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -15,35 +13,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-class RtgpuCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    _dir = fs::temp_directory_path() / ("gpurt-rtgpu-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(_dir);
-  }
-  void TearDown() override { fs::remove_all(_dir); }
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = _dir / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  Outcome cli(const std::string& args) {
-    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
-    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = gpurt::read_text_file(out);
-    r.err = gpurt::read_text_file(err);
-    return r;
-  }
-  fs::path _dir;
-};
+class RtgpuCli : public gpurt::test::CliTest {};
 
 const std::string kPair = GPURT_SOURCE_DIR "/examples/rtgpu/two-tasks.json";
 

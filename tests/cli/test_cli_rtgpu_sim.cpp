@@ -1,10 +1,8 @@
 // `gpurt simulate-rtgpu` and `gpurt analyze fifo --simulate` as a user runs them (simulated).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "cli_fixture.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -16,35 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-class RtgpuSimCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    _dir = fs::temp_directory_path() / ("gpurt-rtgpu-sim-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(_dir);
-  }
-  void TearDown() override { fs::remove_all(_dir); }
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = _dir / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  Outcome cli(const std::string& args) {
-    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
-    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = gpurt::read_text_file(out);
-    r.err = gpurt::read_text_file(err);
-    return r;
-  }
-  fs::path _dir;
-};
+class RtgpuSimCli : public gpurt::test::CliTest {};
 
 const std::string kTwo = GPURT_SOURCE_DIR "/examples/rtgpu/sim-two-tasks.json";
 const std::string kTheorem1 = GPURT_SOURCE_DIR "/examples/fifo/theorem1.json";

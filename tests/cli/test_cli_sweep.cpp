@@ -2,10 +2,8 @@
 // shards + merge, plots, and bad input (exit 2, nothing written).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "cli_fixture.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -15,32 +13,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-class SweepCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    _dir = fs::temp_directory_path() / ("gpurt-sweep-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(_dir);
-  }
-  void TearDown() override { fs::remove_all(_dir); }
-  std::string path(const std::string& name) const { return (_dir / name).string(); }
-  std::string read(const std::string& name) const { return gpurt::read_text_file(path(name)); }
-  Outcome cli(const std::string& args) {
-    const std::string out = path("stdout"), err = path("stderr");
-    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = gpurt::read_text_file(out);
-    r.err = gpurt::read_text_file(err);
-    return r;
-  }
-  fs::path _dir;
-};
+class SweepCli : public gpurt::test::CliTest {};
 
 // Small enough to run in well under a second: 3 utilisations x 6 sets x 3 methods.
 const std::string kRtgpu = "sweep rtgpu --sets 6 --seed 3 --u-min 0.4 --u-max 1.2 --u-step 0.4";

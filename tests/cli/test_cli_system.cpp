@@ -1,9 +1,8 @@
 // `gpurt simulate-system` and `gpurt simulate` on AMD configs, as a user runs them.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
+#include "cli_fixture.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "gpurt/core/io.hpp"
@@ -13,27 +12,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-Outcome cli(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / ("gpurt-cli-system-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
-  Outcome r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = gpurt::read_text_file(out);
-  r.err = gpurt::read_text_file(err);
-  fs::remove_all(dir);
-  return r;
-}
+class CliSystem : public gpurt::test::CliTest {};
 
 const std::string kExamples = GPURT_SOURCE_DIR "/examples/";
 
-TEST(CliSystem, FederatedProtectsMediumAsJson) {
+TEST_F(CliSystem, FederatedProtectsMediumAsJson) {
   const Outcome r = cli("simulate-system " + kExamples +
                         "system/medium-vs-large.json --policy federated --horizon 100 --json");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -46,7 +31,7 @@ TEST(CliSystem, FederatedProtectsMediumAsJson) {
   EXPECT_EQ(j.at("tasks")[0].at("jobs").get<int>(), 5);
 }
 
-TEST(CliSystem, TableAndBadInput) {
+TEST_F(CliSystem, TableAndBadInput) {
   const Outcome r = cli("simulate-system " + kExamples +
                         "system/four-identical.json --policy kx --k 1 --job-lock --horizon 48");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -62,7 +47,7 @@ TEST(CliSystem, TableAndBadInput) {
   EXPECT_EQ(k.code, 2);
 }
 
-TEST(CliSystem, ComputeUnitMaskOnNvidiaIsAnInputError) {
+TEST_F(CliSystem, ComputeUnitMaskOnNvidiaIsAnInputError) {
   const Outcome r =
       cli("simulate " + kExamples + "amd/mm1024_vs_mm256_even.json --platform h100 --out /tmp/gpurt-x");
   EXPECT_EQ(r.code, 2);

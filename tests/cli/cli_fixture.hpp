@@ -1,0 +1,60 @@
+// Running the `gpurt` command from tests as a user would: one fixture for every CLI test file.
+// Each test gets a fresh temporary folder (removed afterwards) for its inputs and outputs.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gpurt/core/io.hpp"
+
+namespace gpurt::test {
+
+/// Exit status and captured output of one command.
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+/// Runs `gpurt ARGS` through the shell (ARGS is shell words), stdout and stderr captured in
+/// files under `dir`.
+inline Outcome run_gpurt(const std::filesystem::path& dir, const std::string& args) {
+  const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+  const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+  Outcome r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text_file(out);
+  r.err = read_text_file(err);
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    _dir = std::filesystem::temp_directory_path() /
+           ("gpurt-cli-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
+    std::filesystem::remove_all(_dir);
+    std::filesystem::create_directories(_dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(_dir); }
+
+  /// The path of `name` in the test's folder.
+  std::string path(const std::string& name) const { return (_dir / name).string(); }
+  /// Writes `text` to `name` in the test's folder; returns its path.
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(_dir / name) << text;
+    return path(name);
+  }
+  std::string read(const std::string& name) const { return read_text_file(path(name)); }
+  Outcome cli(const std::string& args) { return run_gpurt(_dir, args); }
+
+  std::filesystem::path _dir;
+};
+
+}  // namespace gpurt::test
