@@ -384,4 +384,13 @@ SimResult Simulator::run() {
   return collect();
 }
 
+SimStats run_driven(const Platform& platform, SimDriver& driver) {
+  const Scenario none;
+  SimulateOptions options;  // no horizon: every op the driver issues runs to completion
+  options.record = false;
+  Simulator sim(none, platform, options);
+  sim.driver = &driver;
+  return sim.run().stats;
+}
+
 }  // namespace gpurt::sim

@@ -187,4 +187,8 @@ class Simulator {
   std::uint64_t _serve_clock = 0;         ///< workload managers' service order
 };
 
+/// Runs a GPU driven only by `driver` (no examiner host programs) on `platform` until every op
+/// is done, without per-block records; returns the GPU's counters.
+SimStats run_driven(const Platform& platform, SimDriver& driver);
+
 }  // namespace gpurt::sim

@@ -108,14 +108,9 @@ FifoSimResult simulate_fifo(const FifoSystem& system, const FifoSimOptions& opti
   if (options.jobs < 1) throw Error("fifo simulation: jobs must be >= 1");
   const Platform platform = fifo_platform(system);
   FifoDriver driver(system, options);
-  const Scenario none;  // no examiner host programs: the driver releases the jobs
-  SimulateOptions sim_options;
-  sim_options.record = false;
-  sim::Simulator sim(none, platform, sim_options);
-  sim.driver = &driver;
-  const SimResult gpu = sim.run();
+  const SimStats stats = sim::run_driven(platform, driver);
   FifoSimResult r = driver.result();
-  r.stats = gpu.stats;
+  r.stats = stats;
   return r;
 }
 

@@ -338,14 +338,9 @@ RtgpuSimResult simulate_rtgpu(const RtgpuSystem& system, const RtgpuSimOptions& 
                             system.platform.id, system.platform.max_blocks, system.virtual_sms_per_sm));
   }
   RtgpuDriver driver(system, options);
-  const Scenario none;  // no examiner host programs: the driver plays the host
-  SimulateOptions sim_options;
-  sim_options.record = false;
-  sim::Simulator sim(none, system.platform, sim_options);
-  sim.driver = &driver;
-  const SimResult gpu = sim.run();
+  const SimStats stats = sim::run_driven(system.platform, driver);
   RtgpuSimResult r = driver.result();
-  r.stats = gpu.stats;
+  r.stats = stats;
   return r;
 }
 

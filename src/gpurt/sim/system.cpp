@@ -365,14 +365,9 @@ SystemSimResult simulate_system(const SmlpSystem& system, const SystemSimOptions
   if (options.horizon.count() <= 0) throw Error("simulate-system: the horizon must be > 0");
   if (!(options.sporadic_jitter >= 0)) throw Error("simulate-system: sporadic jitter must be >= 0");
   Arbiter arbiter(system, options);
-  const Scenario none;          // no examiner host programs: the arbiter drives the GPU
-  SimulateOptions sim_options;  // no horizon: every released job runs to completion
-  sim_options.record = false;
-  sim::Simulator sim(none, system.platform, sim_options);
-  sim.driver = &arbiter;
-  SimResult gpu = sim.run();
+  const SimStats stats = sim::run_driven(system.platform, arbiter);
   SystemSimResult r = arbiter.result();
-  r.stats = gpu.stats;
+  r.stats = stats;
   return r;
 }
 
