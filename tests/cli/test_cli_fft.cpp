@@ -123,3 +123,15 @@ TEST_F(FftCli, SweepPlotOfTwoSizesIsRefusedBeforeAnyWork) {
   EXPECT_FALSE(exists("f.csv"));
   EXPECT_FALSE(exists("f6.svg"));
 }
+
+TEST_F(FftCli, CufftExampleSimulatesTwoPartitionsSideBySide) {
+  // Each instance on 3 TPCs with the other one resident: 81769 + 43·16544 ns (tests/exp/test_fft).
+  const Outcome r =
+      cli("simulate " GPURT_SOURCE_DIR "/examples/sim/cufft-two-partitions.json --platform rtx3060ti --out " +
+          path("sim"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("fft_b     cufft            3      132       0.000793161        0.000793161"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(exists("sim/fft_a.json"));
+}
