@@ -60,6 +60,7 @@ void add_generate(CLI::App& app) {
   uu->add_flag("--json", args->json, "Print a JSON array of arrays instead of CSV lines");
   uu->callback([args] { run_uunifast(*args); });
   add_generate_rtgpu(*generate);
+  add_generate_signal(*generate);  // cmd_generate_signal.cpp
 }
 
 }  // namespace gpurt::cli

@@ -19,14 +19,17 @@ void add_analyze_pbs(CLI::App& analyze);  // cmd_analyze_pbs.cpp
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
-void add_analyze_rtgpu(CLI::App& analyze);    // cmd_analyze_rtgpu.cpp
-void add_generate_rtgpu(CLI::App& generate);  // cmd_generate_rtgpu.cpp
-void add_sweep_rtgpu(CLI::App& app);          // cmd_sweep_rtgpu.cpp
-void add_simulate_table(CLI::App& app);       // cmd_simulate_table.cpp
+void add_analyze_rtgpu(CLI::App& analyze);     // cmd_analyze_rtgpu.cpp
+void add_generate_rtgpu(CLI::App& generate);   // cmd_generate_rtgpu.cpp
+void add_generate_signal(CLI::App& generate);  // cmd_generate_signal.cpp
+void add_sweep_rtgpu(CLI::App& app);           // cmd_sweep_rtgpu.cpp
+void add_simulate_table(CLI::App& app);        // cmd_simulate_table.cpp
 void add_simulate_system(CLI::App& app);
 void add_chart(CLI::App& app);           // cmd_chart.cpp
 void add_sweep_pbs(CLI::App& app);       // cmd_sweep_pbs.cpp
 void add_sweep_merge(CLI::App& app);     // cmd_sweep_merge.cpp
 void add_simulate_rtgpu(CLI::App& app);  // cmd_simulate_rtgpu.cpp
+void add_fft(CLI::App& app);             // cmd_fft.cpp
+void add_sweep_fft(CLI::App& app);       // cmd_sweep_fft.cpp
 
 }  // namespace gpurt::cli

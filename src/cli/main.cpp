@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   gpurt::cli::add_sweep_pbs(app);
   gpurt::cli::add_sweep_merge(app);
   gpurt::cli::add_simulate_rtgpu(app);
+  gpurt::cli::add_fft(app);
+  gpurt::cli::add_sweep_fft(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -75,7 +75,8 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p) {
 
 }  // namespace
 
-void run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a, const SweepPlot& plot) {
+std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a,
+                              const SweepPlot& plot) {
   SweepRunOptions o;
   o.threads = a.threads;
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
@@ -89,6 +90,7 @@ void run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a,
   const SweepOutcome outcome = run_sweep(experiment, o);
   if (a.out.empty()) fmt::print("{}", outcome.csv);
   if (!a.plot.empty()) write_file_atomically(a.plot, plot_svg(outcome.csv, plot));
+  return outcome.csv;
 }
 
 std::vector<double> sweep_range(double lo, double hi, double step, const std::string& names) {

@@ -33,8 +33,10 @@ struct SweepPlot {
 };
 
 /// Runs the sweep with the user's options: the CSV goes to --out (resumable) or stdout, the
-/// chart to --plot. Throws InputError for a bad --shard or --plot with a shard.
-void run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& args, const SweepPlot& plot);
+/// chart to --plot. Returns the sweep's CSV (this shard's rows). Throws InputError for a bad
+/// --shard or --plot with a shard.
+std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& args,
+                              const SweepPlot& plot);
 
 /// x values lo, lo + step, ..., hi (rounded to 1e-9); InputError naming the options when empty.
 std::vector<double> sweep_range(double lo, double hi, double step, const std::string& names);

@@ -2,7 +2,7 @@
 gpurt_test(test_runtime_locks runtime/test_lock_api.cpp runtime/test_lock_stress.cpp
            runtime/test_lock_robust.cpp runtime/test_kx.cpp)
 gpurt_test(test_runtime_partition runtime/test_amd_cu_mask.cpp runtime/test_amd_hip.cpp
-           runtime/test_gpu_partition.cpp)
+           runtime/test_gpu_partition.cpp runtime/test_fft_job.cpp)
 
 # The C header from a C compiler, through the include path users get (<gpurt/gpurt.h>).
 include(CheckLanguage)

@@ -8,6 +8,7 @@
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/amd_cu_layout.hpp"
+#include "gpurt/model/cufft_model.hpp"
 
 namespace gpurt {
 
@@ -16,8 +17,8 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;
 
 const std::vector<std::string>& plugin_list() {
-  static const std::vector<std::string> names = {"timer_spin", "timer_spin_default_stream", "counter_spin",
-                                                 "multikernel", "stream_action"};
+  static const std::vector<std::string> names = {
+      "timer_spin", "timer_spin_default_stream", "counter_spin", "multikernel", "stream_action", "cufft"};
   return names;
 }
 
@@ -233,6 +234,30 @@ SimOptions read_sim_options(const JsonNode& node) {
   return o;
 }
 
+// cufft: one execution per iteration, as the kernels of the cuFFT timing model (a model, not
+// measured: model/cufft_model.hpp). additional_info: {"size": 2^p points, "batch": count}.
+void read_cufft(const JsonNode& info, ScenarioInstance& inst, const Platform& p) {
+  info.expect_object({"size", "batch", "comment"});
+  const JsonNode size = info.at("size");
+  const std::int64_t z = size.as_int_in(2, std::int64_t{1} << 28);
+  if ((z & (z - 1)) != 0) size.fail("must be a power of two (the cuFFT model covers 2^1..2^28)");
+  CufftShape shape;
+  while ((std::int64_t{1} << shape.log2_size) < z) ++shape.log2_size;
+  if (auto v = info.find("batch")) shape.batch = static_cast<int>(v->as_int_in(1, 1 << 20));
+  // In waves of the SMs the instance may use (model/cufft_model.hpp in_waves).
+  const int sms = inst.sm_mask.empty()
+                      ? p.sms
+                      : static_cast<int>(std::count(inst.sm_mask.begin(), inst.sm_mask.end(), true));
+  for (KernelSpec& k : in_waves(cufft_kernels(shape, p), sms)) {
+    HostAction a;
+    a.kind = HostAction::Kind::kernel;
+    a.label = inst.label.empty() ? k.name : inst.label + "/" + k.name;
+    k.name = a.label;
+    a.kernel = std::move(k);
+    inst.actions.push_back(std::move(a));
+  }
+}
+
 ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p) {
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
@@ -250,7 +275,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
       b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
   if (inst.log_name.empty()) b.at("log_name").fail("must not be empty");
   inst.label = b.has("label") ? b.at("label").as_string() : "";
-  const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action";
+  // cuFFT picks its own grid, so like the multi-kernel plugins it ignores these two.
+  const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action" || inst.plugin == "cufft";
   inst.thread_count = read_dims(b.at("thread_count"), multi);
   inst.block_count = read_dims(b.at("block_count"), multi);
   if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
@@ -290,6 +316,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     inst.actions.push_back(std::move(a));
   } else if (inst.plugin == "multikernel") {
     read_multikernel(info, inst, p, s.sim);
+  } else if (inst.plugin == "cufft") {
+    read_cufft(info, inst, p);
   } else {  // stream_action
     info.expect_object({"use_null_stream", "actions", "comment"});
     if (auto v = info.find("use_null_stream")) inst.null_stream = v->as_bool();

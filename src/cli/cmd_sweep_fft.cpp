@@ -1,0 +1,142 @@
+// gpurt sweep fft: the BE-vs-SMLP cuFFT experiment of FFT/SMLP §IV (Figures 6-7) as CSV, with
+// --plot (response times and the Lemma 2 bound against the task count, Fig. 6) and
+// --plot-throughput (Fig. 7). --backend sim (default): SIMULATED with the cuFFT model;
+// --backend gpu: the real FFT job, one point at a time.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "commands.hpp"
+#include "fft_common.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/exp/fft_sweep.hpp"
+#include "gpurt/gen/signal.hpp"
+#include "gpurt/runtime/fft_job.hpp"
+#include "gpurt/trace/chart.hpp"
+#include "sweep_common.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+struct SweepFftArgs {
+  FftSweepOptions options;
+  std::string backend = "sim", platform = "rtx3060ti", sizes = "10-24", tasks = "1-21", plot_throughput;
+  double max_gap_us = 5;
+  int device = 0;
+  SweepRunArgs run;
+};
+
+// The GPU backend: the profile and every trial through runtime/fft_job (measured numbers).
+void use_gpu(FftSweepOptions& o, int device) {
+  // One profile per size, also giving the device's platform description.
+  auto profiles = std::make_shared<std::map<int, std::vector<Nanos>>>();
+  for (int p : o.log2_sizes) {
+    const SmlpSystem s = profile_fft_gpu({p}, o.profile.batch, o.profile.runs, 1, o.profile.rho, device);
+    o.platform = s.platform;
+    (*profiles)[p] = s.tasks.front().wcet_by_units;
+  }
+  o.backend.label = "measured";
+  o.backend.profile = [profiles](int p) { return profiles->at(p); };
+  // One §IV-A signal per size, shared by every job (cuFFT's time does not depend on it).
+  SignalOptions so;
+  so.seed = o.seed;
+  so.samples = std::int64_t{1} << std::min(o.log2_sizes.back(), 24);
+  const std::vector<std::complex<float>> input = generate_signal(so).samples;
+  o.backend.run = [device, input](int log2_size, int batch, const FftTasksOptions& t) {
+    FftGpuTasksOptions g;
+    g.log2_size = log2_size;
+    g.batch = batch;
+    g.tasks = t.tasks;
+    g.jobs = t.jobs;
+    g.smlp = t.policy == FftPolicy::smlp;
+    g.allowed = t.allowed;
+    g.device = device;
+    g.input = input;
+    const FftGpuTasksResult r = run_fft_tasks_gpu(g);
+    return FftTasksResult{r.responses, r.granted, r.makespan};
+  };
+}
+
+void write_throughput(const std::string& csv, const std::string& path, const std::string& title,
+                      const std::string& note) {
+  Chart chart;
+  chart.title = title;
+  chart.x_label = "concurrent FFT tasks";
+  chart.y_label = "throughput (Msamples/s)";
+  chart.note = note;
+  chart.series = series_from_csv(parse_csv(csv, "sweep"), "sweep", "tasks",
+                                 {"be_throughput_msps", "smlp_throughput_msps"});
+  write_file_atomically(path, chart_svg(chart));
+}
+
+void run_sweep_fft(const SweepFftArgs& a) {
+  FftSweepOptions o = a.options;
+  o.log2_sizes = parse_int_list(a.sizes, 1, 28, "--sizes");
+  o.task_counts = parse_int_list(a.tasks, 1, 1000, "--tasks");
+  if (!(a.max_gap_us >= 0 && a.max_gap_us <= 1e9))
+    throw InputError("command line", "--max-gap-us", fmt::format("{}", a.max_gap_us), "must be in [0, 1e9]");
+  o.max_gap = Nanos{static_cast<std::int64_t>(a.max_gap_us * 1000)};
+  if ((!a.run.plot.empty() || !a.plot_throughput.empty()) && o.log2_sizes.size() != 1)
+    throw InputError("command line", "--sizes", a.sizes, "--plot and --plot-throughput draw one FFT size");
+  const bool gpu = fft_backend_is_gpu(a.backend);
+  if (gpu) {
+    if (a.run.threads != 1)
+      throw InputError("command line", "--threads", std::to_string(a.run.threads),
+                       "--backend gpu runs one point at a time: give --threads 1");
+    use_gpu(o, a.device);
+  } else {
+    o.platform = fft_platform(a.platform);
+  }
+  const std::string what = gpu ? "measured" : "SIMULATED (cuFFT model on the block-level simulator)";
+  const std::string note =
+      fmt::format("{}; {} trial(s) x {} job(s) per task; seed {}", what, o.trials, o.jobs, o.seed);
+  SweepPlot plot;
+  plot.title = fmt::format("FFT 2^{} on {}: response times, BE vs SMLP ({})", o.log2_sizes.front(),
+                           o.platform.id, gpu ? "measured" : "simulated");
+  plot.x = "tasks";
+  plot.x_label = "concurrent FFT tasks";
+  plot.y_label = "response time (us)";
+  plot.note = note;
+  plot.ys = {"be_avg_us", "be_max_us", "smlp_avg_us", "smlp_max_us", "bound_us"};
+  const SweepExperiment e = fft_sweep_experiment(o);
+  const std::string csv = run_sweep_command(e, a.run, plot);
+  if (!a.plot_throughput.empty()) {
+    write_throughput(csv, a.plot_throughput,
+                     fmt::format("FFT 2^{} on {}: throughput, BE vs SMLP ({})", o.log2_sizes.front(),
+                                 o.platform.id, gpu ? "measured" : "simulated"),
+                     note);
+  }
+}
+}  // namespace
+
+void add_sweep_fft(CLI::App& app) {
+  auto* cmd = sweep_command(app)->add_subcommand(
+      "fft", "FFT/SMLP §IV: N concurrent cuFFT tasks, BE vs SMLP, bound and throughput (CSV, SVG)");
+  cmd->footer(
+      "Sizes are exponents (--sizes 10-24 = 2^10..2^24 points). With --backend sim every number is\n"
+      "SIMULATED (docs/fft.md). The violations column counts SMLP jobs above the Lemma 2 bound.\n"
+      "Example (Figures 6-7, simulated):\n"
+      "  gpurt sweep fft --sizes 22 --tasks 1-21 --trials 3 --jobs 20 --out fft22.csv \\\n"
+      "    --plot fig6.svg --plot-throughput fig7.svg");
+  auto a = std::make_shared<SweepFftArgs>();
+  FftSweepOptions& o = a->options;
+  cmd->add_option("--backend", a->backend, "sim (default) or gpu");
+  cmd->add_option("--platform", a->platform, "Platform preset for --backend sim (default rtx3060ti)");
+  cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 10-24)");
+  cmd->add_option("--tasks", a->tasks, "Concurrent task counts N, A-B or A,B,C (default 1-21)");
+  cmd->add_option("--trials", o.trials, "Trials per point (default 3; the seed ran 1,000)");
+  cmd->add_option("--jobs", o.jobs, "Consecutive jobs per task and trial (default 20; the seed: 100)");
+  cmd->add_option("--runs", o.profile.runs, "Profiling runs per unit count (default 10)");
+  cmd->add_option("--rho", o.profile.rho, "rho of eq. (4) (default 1.1, as the seed)");
+  cmd->add_option("--batch", o.profile.batch, "Transforms per execution (default 1)");
+  cmd->add_option("--max-gap-us", a->max_gap_us,
+                  "Host time between a task's jobs, uniform in [0, this] (default 5)");
+  cmd->add_option("--seed", o.seed, "RNG seed");
+  cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
+  cmd->add_option("--plot-throughput", a->plot_throughput, "Also draw throughput vs tasks (Fig. 7) as SVG");
+  add_sweep_run_options(cmd, a->run);
+  cmd->callback([a] { run_sweep_fft(*a); });
+}
+
+}  // namespace gpurt::cli

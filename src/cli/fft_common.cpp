@@ -1,0 +1,68 @@
+#include "fft_common.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "gpurt/core/cuda_probe.hpp"
+#include "gpurt/core/error.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+bool to_int(std::string_view s, int& v) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+}  // namespace
+
+std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const std::string& option) {
+  const auto fail = [&](const std::string& problem) {
+    throw InputError("command line", option, text, problem);
+  };
+  std::vector<int> out;
+  const auto dash = text.find('-');
+  if (dash != std::string::npos && text.find(',') == std::string::npos) {
+    int a = 0, b = 0;
+    if (!to_int(std::string_view(text).substr(0, dash), a) ||
+        !to_int(std::string_view(text).substr(dash + 1), b))
+      fail("must be A-B or A,B,C (integers)");
+    if (b < a) fail("the range A-B needs A <= B");
+    for (int v = a; v <= b; ++v) out.push_back(v);
+  } else {
+    std::string_view rest(text);
+    while (true) {
+      const auto comma = rest.find(',');
+      int v = 0;
+      if (!to_int(rest.substr(0, comma), v)) fail("must be A-B or A,B,C (integers)");
+      if (!out.empty() && v <= out.back()) fail("values must be ascending and distinct");
+      out.push_back(v);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  for (int v : out)
+    if (v < lo || v > hi) fail(fmt::format("{} is outside {}..{}", v, lo, hi));
+  return out;
+}
+
+Platform fft_platform(const std::string& id) {
+  if (const Platform* p = find_platform_preset(id)) return *p;
+  std::string ids;
+  for (const Platform& p : platform_presets()) ids += " " + p.id;
+  throw InputError("command line", "--platform", id, "is not a preset (presets:" + ids + ")");
+}
+
+bool fft_backend_is_gpu(const std::string& backend) {
+  if (backend == "sim") return false;
+  if (backend != "gpu") throw InputError("command line", "--backend", backend, "must be sim or gpu");
+  const ProbeResult probe = probe_gpus();
+  if (probe.devices.empty()) {
+    throw InputError("command line", "--backend", "gpu",
+                     fmt::format("no GPU to run on ({}); use --backend sim for the simulated pipeline",
+                                 probe.reason.empty() ? "no device visible" : probe.reason));
+  }
+  return true;
+}
+
+}  // namespace gpurt::cli

@@ -1,0 +1,23 @@
+// What `gpurt fft profile` and `gpurt sweep fft` share: the backend choice, size and task
+// lists ("10-24" or "10,12,22"), the platform preset, and the GPU check.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpurt/model/platform.hpp"
+
+namespace gpurt::cli {
+
+/// "A-B" (inclusive) or "A,B,C" of integers within [lo, hi], ascending and distinct as given;
+/// InputError naming `option` otherwise.
+std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const std::string& option);
+
+/// A platform preset by id; InputError listing the presets otherwise.
+Platform fft_platform(const std::string& id);
+
+/// "sim" or "gpu"; InputError otherwise. For "gpu", also InputError (exit 2) when gpurt was
+/// built without CUDA or no GPU is visible, with the probe's reason.
+bool fft_backend_is_gpu(const std::string& backend);
+
+}  // namespace gpurt::cli

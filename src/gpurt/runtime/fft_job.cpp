@@ -1,0 +1,271 @@
+// The FFT job of FFT/SMLP Algorithm 1 on a real GPU (see fft_job.hpp). Written to be small
+// and obviously correct rather than fast: it is what scripts/gpu-check runs on a GPU machine.
+// Plain C++20 with the CUDA runtime and cuFFT host APIs; the one device kernel (the §III-C
+// interference) is in fft_interfere.cu, which nvcc compiles.
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/cuda_probe.hpp"
+#include "gpurt/runtime/fft_interfere.hpp"
+#include "gpurt/runtime/fft_job.hpp"
+#include "gpurt/runtime/lock.hpp"
+#include "gpurt/runtime/partition.hpp"
+
+namespace gpurt {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw Error(fmt::format("FFT job: {}: {}", what, cudaGetErrorString(status)));
+}
+void check(cufftResult status, const char* what) {
+  if (status != CUFFT_SUCCESS)
+    throw Error(fmt::format("FFT job: {}: cuFFT error {}", what, static_cast<int>(status)));
+}
+
+Nanos since(Clock::time_point a, Clock::time_point b) { return std::chrono::duration_cast<Nanos>(b - a); }
+
+// One task's resources (Alg. 1): pinned host buffers, device buffers, a plan made once, and
+// the task's own unrestricted stream for copies (and for the exec under BE).
+class FftTask {
+ public:
+  FftTask(int log2_size, int batch, const std::vector<std::complex<float>>& input) {
+    _points = (std::size_t{1} << log2_size) * static_cast<std::size_t>(batch);
+    _bytes = _points * sizeof(cufftComplex);
+    check(cudaStreamCreateWithFlags(&_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cudaMallocHost(&_host_in, _bytes), "cudaMallocHost");
+    check(cudaMallocHost(&_host_out, _bytes), "cudaMallocHost");
+    check(cudaMalloc(&_dev_in, _bytes), "cudaMalloc");
+    check(cudaMalloc(&_dev_out, _bytes), "cudaMalloc");
+    for (std::size_t i = 0; i < _points; ++i) {
+      const std::complex<float> v = input.empty() ? std::complex<float>{} : input[i % input.size()];
+      _host_in[i].x = v.real();
+      _host_in[i].y = v.imag();
+    }
+    check(cufftPlan1d(&_plan, 1 << log2_size, CUFFT_C2C, batch), "cufftPlan1d");
+  }
+  ~FftTask() {
+    cufftDestroy(_plan);
+    cudaFree(_dev_out);
+    cudaFree(_dev_in);
+    cudaFreeHost(_host_out);
+    cudaFreeHost(_host_in);
+    cudaStreamDestroy(_stream);
+  }
+  FftTask(const FftTask&) = delete;
+  FftTask& operator=(const FftTask&) = delete;
+
+  // Lines 2-5 of Alg. 1.
+  void copy_in() {
+    check(cudaMemcpyAsync(_dev_in, _host_in, _bytes, cudaMemcpyHostToDevice, _stream), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(_stream), "cudaStreamSynchronize");
+  }
+  // Line 9-10 on `stream` (the task's own under BE, the partition's under SMLP).
+  void exec(cudaStream_t stream) {
+    check(cufftSetStream(_plan, stream), "cufftSetStream");
+    check(cufftExecC2C(_plan, _dev_in, _dev_out, CUFFT_FORWARD), "cufftExecC2C");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+  // Lines 13-14.
+  void copy_out() {
+    check(cudaMemcpyAsync(_host_out, _dev_out, _bytes, cudaMemcpyDeviceToHost, _stream), "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(_stream), "cudaStreamSynchronize");
+  }
+  cudaStream_t stream() const { return _stream; }
+
+ private:
+  std::size_t _points = 0, _bytes = 0;
+  cudaStream_t _stream = nullptr;
+  cufftComplex *_host_in = nullptr, *_host_out = nullptr, *_dev_in = nullptr, *_dev_out = nullptr;
+  cufftHandle _plan = 0;
+};
+
+// cuFFT's kernels are not written to cooperate with persistent-thread pinning, so only the
+// hardware-enforced backends restrict them: libsmctrl (TPC masks), else green contexts.
+std::unique_ptr<Partitioner> fft_partitioner(int device) {
+  std::string why;
+  for (PartitionKind kind : {PartitionKind::libsmctrl, PartitionKind::green_context}) {
+    try {
+      return make_partitioner(kind, device);
+    } catch (const PartitionError& e) {
+      why += fmt::format(" {}: {};", to_string(kind), e.what());
+    }
+  }
+  throw Error("FFT job: no hardware partition backend for cuFFT:" + why);
+}
+
+// A shared partitioner: Partitioner::stream is not thread-safe.
+struct SharedPartitioner {
+  std::unique_ptr<Partitioner> p;
+  std::mutex m;
+  cudaStream_t stream(const gpurt_mask& mask) {
+    std::lock_guard<std::mutex> g(m);
+    return static_cast<cudaStream_t>(p->stream(mask));
+  }
+};
+
+gpurt_mask units_mask(int first, int count) {
+  std::vector<int> units;
+  for (int u = first; u < first + count; ++u) units.push_back(u);
+  return mask_of(units);
+}
+
+Platform device_platform(int device, const Partitioner& part) {
+  const ProbeResult probe = probe_gpus();
+  if (device < 0 || device >= static_cast<int>(probe.devices.size()))
+    throw Error(fmt::format("FFT job: no CUDA device {} ({})", device, probe.reason));
+  const DeviceInfo& d = probe.devices[static_cast<std::size_t>(device)];
+  Platform p;
+  p.id = fmt::format("cuda{}", device);
+  p.name = d.name;
+  p.sms = d.sms;
+  p.max_threads = d.max_threads_per_sm;
+  p.max_blocks = d.max_blocks_per_sm;
+  p.registers = d.registers_per_sm;
+  p.shared_memory = d.shared_memory_per_sm;
+  p.max_threads_per_block = d.max_threads_per_block;
+  p.partition_unit = part.unit_sms();
+  return p;
+}
+
+}  // namespace
+
+FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions& o) {
+  check(cudaSetDevice(o.device), "cudaSetDevice");
+  SharedPartitioner part;
+  std::unique_ptr<SmlpLock> lock;
+  const std::string name = fmt::format("gpurt-fft-{}", ::getpid());
+  if (o.smlp) {
+    part.p = fft_partitioner(o.device);
+    lock = std::make_unique<SmlpLock>(name, part.p->units());
+  }
+  FftGpuTasksResult result;
+  std::mutex result_mutex;
+  std::latch ready(o.tasks + 1);
+  Clock::time_point start;
+  std::atomic<bool> failed{false};
+  std::string failure;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < o.tasks; ++t) {
+    threads.emplace_back([&] {
+      bool arrived = false;
+      try {
+        check(cudaSetDevice(o.device), "cudaSetDevice");
+        FftTask task(o.log2_size, o.batch, o.input);
+        arrived = true;
+        ready.arrive_and_wait();  // §IV: the N threads start together
+        for (int j = 0; j < o.jobs && !failed; ++j) {
+          task.copy_in();
+          const auto requested = Clock::now();
+          int units = 0;
+          if (o.smlp) {
+            SmlpGuard guard = lock->lock(o.allowed);  // Alg. 1 line 7
+            units = guard.units();
+            task.exec(part.stream(guard.mask()));  // lines 8-10
+            guard.release();                       // line 11
+          } else {
+            task.exec(task.stream());
+          }
+          const auto done = Clock::now();
+          task.copy_out();
+          std::lock_guard<std::mutex> g(result_mutex);
+          result.responses.push_back(since(requested, done));
+          if (o.smlp) result.granted.push_back(units);
+          result.makespan = std::max(result.makespan, since(start, done));
+        }
+      } catch (const std::exception& e) {
+        {
+          std::lock_guard<std::mutex> g(result_mutex);
+          if (!failed.exchange(true)) failure = e.what();
+        }
+        if (!arrived) ready.count_down();  // never leave the others waiting at the start
+      }
+    });
+  }
+  start = Clock::now();
+  ready.arrive_and_wait();
+  for (std::thread& th : threads) th.join();
+  if (o.smlp) SmlpLock::unlink(name);
+  if (failed) throw Error(failure);
+  return result;
+}
+
+SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int runs, int copies, double rho,
+                           int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  SharedPartitioner part;
+  part.p = fft_partitioner(device);
+  const int h = part.p->units();
+  SmlpSystem system;
+  system.platform = device_platform(device, *part.p);
+  system.time_unit = TimeUnit::us;
+  system.rho = rho;
+  const std::int64_t n = std::int64_t{1} << 24;  // 64 MiB of floats: beyond the L2 of any GPU here
+  float* buffer = nullptr;
+  check(cudaMalloc(&buffer, static_cast<std::size_t>(n) * sizeof(float)), "cudaMalloc");
+  check(cudaMemset(buffer, 0, static_cast<std::size_t>(n) * sizeof(float)), "cudaMemset");
+  for (int log2_size : log2_sizes) {
+    FftTask task(log2_size, batch, {});
+    std::vector<Nanos> wcet;
+    for (int k = 1; k <= h; ++k) {
+      // §III-C: every unit the FFT does not hold runs the interfering kernel, relaunched until
+      // the k-unit runs are done.
+      std::atomic<bool> stop{false};
+      std::thread interferer;
+      if (k < h) {
+        const cudaStream_t s = part.stream(units_mask(k, h - k));
+        const int blocks = (h - k) * part.p->unit_sms() * 4;
+        interferer = std::thread([&, s, blocks] {
+          cudaSetDevice(device);
+          while (!stop) {
+            if (launch_interference(s, buffer, n, blocks, 1'000'000) != 0) break;
+            if (cudaStreamSynchronize(s) != cudaSuccess) break;
+          }
+        });
+      }
+      const cudaStream_t mine = part.stream(units_mask(0, k));
+      Nanos worst{0};
+      try {
+        task.copy_in();
+        task.exec(mine);  // warm-up, not counted
+        for (int r = 0; r < runs; ++r) {
+          const auto a = Clock::now();
+          task.exec(mine);
+          worst = std::max(worst, since(a, Clock::now()));
+        }
+      } catch (...) {
+        stop = true;
+        if (interferer.joinable()) interferer.join();
+        cudaFree(buffer);
+        throw;
+      }
+      stop = true;
+      if (interferer.joinable()) interferer.join();
+      wcet.push_back(worst);
+    }
+    for (int c = 1; c <= copies; ++c) {
+      SmlpTask t;
+      t.name = copies == 1 ? fmt::format("fft_2^{}", log2_size) : fmt::format("fft_2^{}_{}", log2_size, c);
+      t.wcet_by_units = wcet;
+      system.tasks.push_back(std::move(t));
+    }
+  }
+  check(cudaGetLastError(), "interfering kernel launch");
+  cudaFree(buffer);
+  return system;
+}
+
+}  // namespace gpurt

@@ -1,0 +1,50 @@
+// The FFT job of FFT/SMLP Algorithm 1 on a real GPU, and the two programs built on it: the
+// §III-C profiler and the §IV BE-vs-SMLP experiment. CUDA only (fft_job.cu); without CUDA
+// (fft_job_none.cpp) every function throws gpurt::Error saying so.
+//
+// One job (Alg. 1): copy in (async, the task's stream) → plan (made once per task and reused)
+// → synchronise → [SMLP: smlp_lock(S_i) → a stream restricted to the granted units from the
+// runtime Partitioner] → cufftExecC2C → synchronise → [smlp_unlock] → copy out → synchronise.
+// BE-cuFFT skips the bracketed steps and runs on the task's own unrestricted stream.
+// The measured span is lock request → unlock (what Lemma 2 bounds); BE: exec → synchronised.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "gpurt/core/time.hpp"
+#include "gpurt/model/smlp_task.hpp"
+
+namespace gpurt {
+
+struct FftGpuTasksOptions {
+  int log2_size = 22;
+  int batch = 1;
+  int tasks = 1;             ///< N host threads, each with its own stream, plan and buffers
+  int jobs = 100;            ///< consecutive jobs per thread (the seed: 100)
+  bool smlp = true;          ///< SMLP-cuFFT; false: BE-cuFFT
+  std::vector<int> allowed;  ///< S_i for SMLP (ascending, contains 1)
+  int device = 0;
+  /// Input samples (the caller generates them, e.g. gen/signal §IV-A), repeated to fill
+  /// 2^log2_size·batch points; empty: zeros (cuFFT's time does not depend on the values).
+  std::vector<std::complex<float>> input;
+};
+
+struct FftGpuTasksResult {
+  std::vector<Nanos> responses;  ///< every job, in completion order
+  std::vector<int> granted;      ///< SMLP: units of each job
+  Nanos makespan{0};             ///< first request to last completion
+};
+
+/// Runs N FFT tasks concurrently on the GPU (§IV methodology: threads start together).
+/// Throws gpurt::Error (no CUDA, no GPU, no partition backend, a CUDA/cuFFT failure).
+FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions& options);
+
+/// §III-C on the GPU: for every k = 1..H, the worst of `runs` executions with the FFT's stream
+/// on units 0..k-1 and a memory- and compute-heavy spinning kernel on units k..H-1. Returns a
+/// gpurt/smlp@1 system (time unit µs) describing the device, `copies` tasks per size.
+SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int runs, int copies, double rho,
+                           int device);
+
+}  // namespace gpurt

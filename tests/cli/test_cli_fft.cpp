@@ -1,0 +1,137 @@
+// `gpurt generate signal`, `gpurt fft profile` and `gpurt sweep fft` as a user runs them:
+// outputs, the profile → analyze pipeline, and bad input (exit 2, nothing written).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpurt/core/cuda_probe.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/model/smlp_task.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class FftCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    _dir = fs::temp_directory_path() / ("gpurt-fft-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(_dir);
+  }
+  void TearDown() override { fs::remove_all(_dir); }
+  std::string path(const std::string& name) const { return (_dir / name).string(); }
+  bool exists(const std::string& name) const { return fs::exists(_dir / name); }
+  Outcome cli(const std::string& args) {
+    const std::string out = path("stdout"), err = path("stderr");
+    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = gpurt::read_text_file(out);
+    r.err = gpurt::read_text_file(err);
+    return r;
+  }
+  fs::path _dir;
+};
+
+}  // namespace
+
+TEST_F(FftCli, GenerateSignalWritesEightBytesASampleAndTheSameBytesForTheSameSeed) {
+  ASSERT_EQ(
+      cli("generate signal --samples 1000 --seed 4 --out " + path("a.cf32") + " --meta " + path("a.json"))
+          .code,
+      0);
+  ASSERT_EQ(cli("generate signal --samples 1000 --seed 4 --out " + path("b.cf32")).code, 0);
+  EXPECT_EQ(fs::file_size(_dir / "a.cf32"), 8000u);
+  EXPECT_EQ(gpurt::read_text_file(path("a.cf32")), gpurt::read_text_file(path("b.cf32")));
+  const gpurt::Json meta = gpurt::Json::parse(gpurt::read_text_file(path("a.json")));
+  EXPECT_EQ(meta["format"], "gpurt/signal@1");
+  EXPECT_GE(meta["signals"].size(), 5u);
+  EXPECT_LE(meta["signals"].size(), 50u);
+}
+
+TEST_F(FftCli, GenerateSignalRejectsBadOptionsWithoutWriting) {
+  EXPECT_EQ(cli("generate signal --samples 0 --out " + path("x.cf32")).code, 2);
+  EXPECT_EQ(cli("generate signal --snr 200 --out " + path("x.cf32")).code, 2);
+  EXPECT_EQ(cli("generate signal --samples 16 --out " + path("no/such/dir/x.cf32")).code, 1);
+  EXPECT_FALSE(exists("x.cf32"));
+}
+
+TEST_F(FftCli, ProfileWritesASystemThatAnalyzeSmlpReads) {
+  const Outcome p = cli("fft profile --sizes 20,22 --copies 2 --runs 2 --out " + path("fft.json"));
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_NE(p.out.find("simulated"), std::string::npos);
+  const gpurt::SmlpSystem s = gpurt::load_smlp_system(path("fft.json"));
+  ASSERT_EQ(s.tasks.size(), 4u);
+  EXPECT_EQ(s.platform.id, "rtx3060ti");
+  EXPECT_EQ(s.tasks[2].name, "fft_2^22_1");
+  EXPECT_EQ(s.tasks[2].wcet_by_units[0], gpurt::Nanos{2'199'401});  // as tests/exp/test_fft.cpp
+  const Outcome a = cli("analyze smlp " + path("fft.json"));
+  EXPECT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("fft_2^22_2"), std::string::npos);
+}
+
+TEST_F(FftCli, ProfileBadInputExitsTwoAndWritesNothing) {
+  for (const std::string args : {"--sizes 30", "--sizes x", "--sizes 22-20", "--backend fpga", "--runs 0",
+                                 "--platform nosuchgpu", "--rho 0.9"}) {
+    const Outcome r = cli("fft profile " + args + " --out " + path("fft.json"));
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << args;
+  }
+  EXPECT_FALSE(exists("fft.json"));
+}
+
+TEST_F(FftCli, GpuBackendWithoutAGpuExitsTwoNamingTheReason) {
+  const gpurt::ProbeResult probe = gpurt::probe_gpus();
+  if (!probe.devices.empty()) GTEST_SKIP() << "a GPU is visible; scripts/gpu-check runs the GPU backend";
+  const Outcome p = cli("fft profile --backend gpu --out " + path("fft.json"));
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("--backend = gpu: no GPU"), std::string::npos) << p.err;
+  const Outcome s = cli("sweep fft --backend gpu --threads 1 --sizes 20 --tasks 1 --out " + path("s.csv"));
+  EXPECT_EQ(s.code, 2);
+  EXPECT_FALSE(exists("fft.json"));
+  EXPECT_FALSE(exists("s.csv"));
+}
+
+TEST_F(FftCli, SweepWritesCsvAndBothFiguresLabelledSimulated) {
+  const Outcome r = cli("sweep fft --sizes 22 --tasks 1,2,6 --trials 1 --jobs 3 --runs 1 --quiet --out " +
+                        path("f.csv") + " --plot " + path("f6.svg") + " --plot-throughput " + path("f7.svg"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string csv = gpurt::read_text_file(path("f.csv"));
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "point,points,backend,log2_size,samples,tasks,allowed,jobs,be_avg_us,be_max_us,smlp_avg_us,"
+            "smlp_max_us,bound_us,be_throughput_msps,smlp_throughput_msps,violations");
+  EXPECT_NE(csv.find("simulated,22,4194304,2,1 2 3,6,"), std::string::npos) << csv;
+  EXPECT_NE(gpurt::read_text_file(path("f6.svg")).find("simulated"), std::string::npos);
+  EXPECT_NE(gpurt::read_text_file(path("f7.svg")).find("simulated"), std::string::npos);
+}
+
+TEST_F(FftCli, SweepPlotOfTwoSizesIsRefusedBeforeAnyWork) {
+  const Outcome r =
+      cli("sweep fft --sizes 20,22 --tasks 1 --out " + path("f.csv") + " --plot " + path("f6.svg"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--sizes"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists("f.csv"));
+  EXPECT_FALSE(exists("f6.svg"));
+}
+
+TEST_F(FftCli, CufftExampleSimulatesTwoPartitionsSideBySide) {
+  // Each instance on 3 TPCs with the other one resident: 81769 + 43·16544 ns (tests/exp/test_fft).
+  const Outcome r =
+      cli("simulate " GPURT_SOURCE_DIR "/examples/sim/cufft-two-partitions.json --platform rtx3060ti --out " +
+          path("sim"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("fft_b     cufft            3      132       0.000793161        0.000793161"),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(exists("sim/fft_a.json"));
+}

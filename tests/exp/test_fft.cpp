@@ -1,0 +1,135 @@
+// FFT/SMLP case study on the simulator: the §III-C profiler's numbers by hand, the profiler →
+// gpurt/smlp@1 → analysis pipeline against Lemma 2 computed by hand, BE and SMLP runs of the
+// §IV experiment, and the reduced experiment grid with no bound violation (Observation IV-2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpurt/analysis/smlp.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/exp/fft_profile.hpp"
+#include "gpurt/exp/fft_sweep.hpp"
+#include "gpurt/sim/fft_sim.hpp"
+
+using namespace gpurt;
+
+namespace {
+const Platform& rtx3060ti() { return *find_platform_preset("rtx3060ti"); }
+
+// 2^22 on the RTX 3060 Ti by hand: serial 77875 ns, 256 blocks of 15756 ns (test_cufft_model);
+// with another kernel resident every block runs ceil(1.05·t): 81769 and 16544 ns.
+Nanos l22(int k) { return Nanos{81'769 + 16'544 * ((256 + 2 * k - 1) / (2 * k))}; }
+}  // namespace
+
+TEST(FftProfileSim, WorstOfTheRunsIsTheModelSlowedByInterference) {
+  FftProfileOptions o;
+  o.runs = 3;
+  const std::vector<Nanos> l = profile_fft_size_sim(rtx3060ti(), 22, o);
+  ASSERT_EQ(l.size(), 19u);
+  EXPECT_EQ(l[0], Nanos{2'199'401});
+  for (int k = 1; k <= 18; ++k) EXPECT_EQ(l[static_cast<std::size_t>(k - 1)], l22(k)) << "k = " << k;
+  // k = H: no unit left for interference, so no slowdown: 77875 + 7·15756.
+  EXPECT_EQ(l[18], Nanos{77'875 + 7 * 15'756});
+}
+
+TEST(FftProfileSim, ProfiledFileParsesAndItsBoundsAreLemma2ByHand) {
+  FftProfileOptions o;
+  o.log2_sizes = {22};
+  o.copies = 3;
+  o.runs = 2;
+  const SmlpSystem profiled = profile_fft_sim(rtx3060ti(), o);
+  // Through the file format and back, as `gpurt analyze smlp` reads it.
+  const SmlpSystem system = parse_smlp_system(to_json(profiled), "fft.json");
+  ASSERT_EQ(system.tasks.size(), 3u);
+  EXPECT_EQ(system.tasks[1].name, "fft_2^22_2");
+  EXPECT_EQ(system.tasks[0].wcet_by_units[2], l22(3));
+  const SmlpResult r = analyse_smlp(system);
+  // Eq. (4), ρ = 1.1: A(1) = 2199401, A(2) = 2·1140585 = 2281170, A(3) = 3·793161 = 2379483
+  // <= 2419341.1 < A(4) = 4·611177 = 2444708, so S_i = {1,2,3}; L_max = L(1) (the largest WCET
+  // over S_i), A_max = A(3). Lemma 2 with two other tasks and H = 19:
+  // 2199401 + ceil(2·2379483/19) = 2199401 + 250472.
+  for (const SmlpTaskResult& t : r.tasks) {
+    EXPECT_EQ(t.allowed_units, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(t.l_max, Nanos{2'199'401});
+    EXPECT_EQ(t.a_max, Nanos{2'379'483});
+    EXPECT_EQ(t.response_bound, Nanos{2'449'873});
+  }
+}
+
+TEST(FftProfileSim, RejectsBadOptionsNamingThem) {
+  FftProfileOptions o;
+  o.log2_sizes = {29};
+  EXPECT_THROW(profile_fft_sim(rtx3060ti(), o), InputError);
+  o.log2_sizes = {20};
+  o.runs = 0;
+  try {
+    profile_fft_sim(rtx3060ti(), o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "runs");
+  }
+  o.runs = 1;
+  o.rho = 0.5;
+  EXPECT_THROW(profile_fft_sim(rtx3060ti(), o), InputError);
+}
+
+TEST(FftTasksSim, OneTaskRunsTheModelTimeUnderBothPolicies) {
+  FftTasksOptions t;
+  t.kernels = cufft_kernels({22, 1}, rtx3060ti());
+  t.allowed = {1, 2, 3};
+  t.jobs = 3;
+  t.policy = FftPolicy::best_effort;
+  const FftTasksResult be = simulate_fft_tasks(rtx3060ti(), t);
+  ASSERT_EQ(be.responses.size(), 3u);
+  // Alone on all 38 SMs: 77875 + ceil(256/38)·15756; no other kernel, so no slowdown.
+  EXPECT_EQ(be.responses[0], Nanos{77'875 + 7 * 15'756});
+  EXPECT_EQ(be.makespan, Nanos{3 * (77'875 + 7 * 15'756)});
+  t.policy = FftPolicy::smlp;
+  const FftTasksResult sm = simulate_fft_tasks(rtx3060ti(), t);
+  // The SMLP grants the largest allowed size, 3 units = 6 SMs: 77875 + 43·15756.
+  EXPECT_EQ(sm.granted, (std::vector<int>{3, 3, 3}));
+  EXPECT_EQ(sm.responses[0], Nanos{77'875 + 43 * 15'756});
+}
+
+TEST(FftTasksSim, SmlpQueuesInFifoOrderOnceTheUnitsRunOut) {
+  // Seven tasks of S = {1,2,3} on 19 units: six get 3 units, the seventh the last free unit.
+  FftTasksOptions t;
+  t.kernels = cufft_kernels({22, 1}, rtx3060ti());
+  t.allowed = {1, 2, 3};
+  t.tasks = 7;
+  t.jobs = 1;
+  const FftTasksResult r = simulate_fft_tasks(rtx3060ti(), t);
+  EXPECT_EQ(r.granted, (std::vector<int>{3, 3, 3, 3, 3, 3, 1}));
+  // The seventh runs on one unit: at most the profiled L(1) (slowed throughout), at least the
+  // model's time on one unit without interference (77875 + 128·15756).
+  const Nanos worst = *std::max_element(r.responses.begin(), r.responses.end());
+  EXPECT_LE(worst, l22(1));
+  EXPECT_GE(worst, Nanos{77'875 + 128 * 15'756});
+}
+
+TEST(FftSweepSim, ReducedGridHasNoBoundViolationAndSaysSimulated) {
+  FftSweepOptions o;
+  o.platform = rtx3060ti();
+  o.log2_sizes = {14, 20, 22};
+  o.task_counts = {1, 3, 7, 21};
+  o.trials = 2;
+  o.jobs = 4;
+  o.profile.runs = 2;
+  const SweepOutcome out = run_sweep(fft_sweep_experiment(o), SweepRunOptions{});
+  ASSERT_EQ(out.rows.size(), 12u);
+  for (const auto& row : out.rows) {
+    // point, points, backend, log2_size, samples, tasks, allowed, jobs, be_avg, be_max,
+    // smlp_avg, smlp_max, bound, be_tp, smlp_tp, violations
+    ASSERT_EQ(row.size(), 16u);
+    EXPECT_EQ(row[2], "simulated");
+    EXPECT_EQ(std::stod(row[7]), 2.0 * o.jobs * std::stod(row[5]));
+    EXPECT_LE(std::stod(row[11]), std::stod(row[12])) << "2^" << row[3] << ", N = " << row[5];
+    EXPECT_EQ(row[15], "0");
+    EXPECT_GT(std::stod(row[13]), 0.0);
+  }
+  // 2^14 may use one unit only (Table I); N = 1 under BE runs alone on the whole GPU.
+  EXPECT_EQ(out.rows[0][6], "1");
+  EXPECT_EQ(out.rows[8][6], "1 2 3");
+  EXPECT_EQ(out.rows[8][9], "188.167");  // 2^22, N = 1, BE: 77875 + 7·15756 ns
+}
