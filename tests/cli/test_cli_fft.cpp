@@ -2,12 +2,9 @@
 // outputs, the profile → analyze pipeline, and bad input (exit 2, nothing written).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 
+#include "cli_fixture.hpp"
 #include "gpurt/core/cuda_probe.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/model/smlp_task.hpp"
@@ -16,31 +13,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-class FftCli : public ::testing::Test {
+class FftCli : public gpurt::test::CliTest {
  protected:
-  void SetUp() override {
-    _dir = fs::temp_directory_path() / ("gpurt-fft-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(_dir);
-  }
-  void TearDown() override { fs::remove_all(_dir); }
-  std::string path(const std::string& name) const { return (_dir / name).string(); }
   bool exists(const std::string& name) const { return fs::exists(_dir / name); }
-  Outcome cli(const std::string& args) {
-    const std::string out = path("stdout"), err = path("stderr");
-    const int status = std::system((std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err).c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = gpurt::read_text_file(out);
-    r.err = gpurt::read_text_file(err);
-    return r;
-  }
-  fs::path _dir;
 };
 
 }  // namespace
