@@ -44,15 +44,17 @@ clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-tsan
 
 # Coverage-guided fuzzing of the file readers (clang + libFuzzer); FUZZ_SECONDS per target.
+# Each target starts from the bundled examples of its format.
 FUZZ_SECONDS ?= 60
+FUZZERS := smlp:examples/smlp scenario:examples/sim rtgpu:examples/rtgpu pbs:examples/pbs fifo:examples/fifo
 fuzz: setup
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURT_FUZZ=ON \
 	      -DGPURT_CUDA=OFF -DGPURT_TESTS=OFF -DGPURT_PERF=OFF -DGPURT_SANITIZE=address,undefined,fuzzer-no-link
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_smlp fuzz_scenario fuzz_csv
-	mkdir -p build-fuzz/corpus-smlp build-fuzz/corpus-scenario build-fuzz/corpus-csv
-	cp examples/smlp/*.json build-fuzz/corpus-smlp/ && cp examples/sim/*.json build-fuzz/corpus-scenario/ && cp docs/data/*.csv build-fuzz/corpus-csv/
-	./build-fuzz/fuzz/fuzz_smlp build-fuzz/corpus-smlp -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
-	./build-fuzz/fuzz/fuzz_scenario build-fuzz/corpus-scenario -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
+	cmake --build build-fuzz -j $(JOBS) --target $(foreach f,$(FUZZERS),fuzz_$(firstword $(subst :, ,$(f)))) fuzz_csv
+	set -e; for f in $(FUZZERS); do name=$${f%%:*}; dir=$${f#*:}; \
+	  mkdir -p build-fuzz/corpus-$$name; cp $$dir/*.json build-fuzz/corpus-$$name/; \
+	  ./build-fuzz/fuzz/fuzz_$$name build-fuzz/corpus-$$name -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1; done
+	mkdir -p build-fuzz/corpus-csv && cp docs/data/*.csv build-fuzz/corpus-csv/
 	./build-fuzz/fuzz/fuzz_csv build-fuzz/corpus-csv -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
 
 # ThreadSanitizer build of the runtime (lock) tests: threads and forked processes on one lock,
