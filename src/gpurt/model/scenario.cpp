@@ -16,8 +16,9 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;
 
 const std::vector<std::string>& plugin_list() {
-  static const std::vector<std::string> names = {"timer_spin", "timer_spin_default_stream", "counter_spin",
-                                                 "multikernel", "stream_action"};
+  static const std::vector<std::string> names = {
+      "timer_spin",    "timer_spin_default_stream", "counter_spin", "multikernel",
+      "stream_action", "matrix_multiply",           "random_walk"};
   return names;
 }
 
@@ -126,6 +127,82 @@ void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platfo
   }
 }
 
+// matrix_multiply (Dissertation §4.2.1: one thread per element of the W×W result, square
+// 2-D blocks): additional_info {"matrix_width": W, "skip_copy": bool}. The grid is
+// ceil(W/bx)·ceil(W/by) blocks; without skip_copy an iteration copies A and B in and C out.
+void read_matrix_multiply(const JsonNode& info, const JsonNode& threads, ScenarioInstance& inst,
+                          const Platform& p, const SimOptions& sim) {
+  info.expect_object({"matrix_width", "skip_copy", "comment"});
+  inst.matrix_width = static_cast<int>(info.at("matrix_width").as_int_in(1, 1 << 16));
+  if (auto v = info.find("skip_copy")) inst.skip_copy = v->as_bool();
+  if (threads.is_array()) {
+    const auto dims = threads.items();
+    if (dims.size() < 2 || (dims.size() == 3 && dims[2].as_int() != 1)) {
+      threads.fail("must be two block dimensions [x, y] (matrix_multiply uses 2-D blocks)");
+    }
+    inst.block_x = static_cast<int>(dims[0].as_int_in(1, 1024));
+    inst.block_y = static_cast<int>(dims[1].as_int_in(1, 1024));
+  } else {
+    const int n = inst.thread_count;
+    const int edge = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
+    if (edge * edge != n) threads.fail("must be a square number (e.g. 256 = 16x16 blocks) or [x, y]");
+    inst.block_x = inst.block_y = edge;
+  }
+  const std::int64_t w = inst.matrix_width;
+  const std::int64_t grid = ((w + inst.block_x - 1) / inst.block_x) * ((w + inst.block_y - 1) / inst.block_y);
+  inst.block_count = static_cast<int>(grid);
+  const std::int64_t bytes = w * w * 4;  // 32-bit floats
+  if (!inst.skip_copy) {
+    HostAction in;
+    in.kind = HostAction::Kind::copy;
+    in.label = "copy A, B in";
+    in.bytes = 2 * bytes;
+    inst.actions.push_back(in);
+  }
+  HostAction k;
+  k.kind = HostAction::Kind::kernel;
+  k.label = inst.label.empty() ? "matrix_multiply" : inst.label;
+  k.kernel.name = k.label;
+  k.kernel.blocks = inst.block_count;
+  k.kernel.shape.threads = inst.thread_count;
+  const double fmas = static_cast<double>(inst.thread_count) * static_cast<double>(w);
+  k.kernel.block_time = Nanos{static_cast<std::int64_t>(std::ceil(fmas * sim.matrix_multiply_ns_per_fma))};
+  check_fits(k.kernel, p, threads);
+  inst.actions.push_back(std::move(k));
+  if (!inst.skip_copy) {
+    HostAction out;
+    out.kind = HostAction::Kind::copy;
+    out.label = "copy C out";
+    out.bytes = bytes;
+    out.direction = CopyDirection::device_to_host;
+    inst.actions.push_back(out);
+  }
+}
+
+// random_walk (Dissertation §3.5, "Random Memory Walk"): every thread follows a shuffled cycle
+// through a data_size-byte buffer. additional_info: reads per thread, as a number or
+// {"iterations": N}. Dependent reads are latency-bound: block time = reads · ns per access.
+void read_random_walk(const JsonNode& info, const JsonNode& b, ScenarioInstance& inst, const Platform& p,
+                      const SimOptions& sim) {
+  const JsonNode reads = info.is_object() ? info.at("iterations") : info;
+  if (info.is_object()) info.expect_object({"iterations", "comment"});
+  inst.walk_reads = reads.as_int_in(1, std::int64_t{1} << 40);
+  if (inst.data_size < 8) {
+    (b.has("data_size") ? b.at("data_size") : b)
+        .fail("random_walk needs data_size >= 8 (bytes of the buffer to walk)");
+  }
+  HostAction k;
+  k.kind = HostAction::Kind::kernel;
+  k.label = inst.label.empty() ? "random_walk" : inst.label;
+  k.kernel.name = k.label;
+  k.kernel.blocks = inst.block_count;
+  k.kernel.shape.threads = inst.thread_count;
+  k.kernel.block_time = Nanos{static_cast<std::int64_t>(
+      std::ceil(static_cast<double>(inst.walk_reads) * sim.random_walk_ns_per_access))};
+  check_fits(k.kernel, p, b.at("thread_count"));
+  inst.actions.push_back(std::move(k));
+}
+
 HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst, const Platform& p,
                               const SimOptions& sim) {
   node.expect_object({"delay", "type", "label", "parameters", "comment"});
@@ -203,7 +280,7 @@ SimOptions read_sim_options(const JsonNode& node) {
   node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
                       "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement",
-                      "comment"});
+                      "matrix_multiply_ns_per_fma", "random_walk_ns_per_access", "comment"});
   SimOptions o;
   auto ns = [&](std::string_view key, Nanos& out) {
     if (auto v = node.find(key)) out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
@@ -224,6 +301,8 @@ SimOptions read_sim_options(const JsonNode& node) {
   positive("copy_bandwidth_bytes_per_s", o.copy_bandwidth);
   positive("memset_bandwidth_bytes_per_s", o.memset_bandwidth);
   positive("counter_spin_ns_per_iteration", o.counter_spin_ns_per_iteration);
+  positive("matrix_multiply_ns_per_fma", o.matrix_multiply_ns_per_fma);
+  positive("random_walk_ns_per_access", o.random_walk_ns_per_access);
   if (auto v = node.find("placement")) {
     o.placement = v->as_string();
     if (o.placement != "round-robin" && o.placement != "least-loaded") {
@@ -233,7 +312,8 @@ SimOptions read_sim_options(const JsonNode& node) {
   return o;
 }
 
-ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p) {
+ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p,
+                               const std::vector<std::string>& unmodelled) {
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
                    "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
@@ -242,7 +322,9 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
   const auto& known = plugin_list();
-  if (std::find(known.begin(), known.end(), inst.plugin) == known.end()) {
+  const bool modelled = std::find(known.begin(), known.end(), inst.plugin) != known.end();
+  const bool unmodelled_ok = std::find(unmodelled.begin(), unmodelled.end(), inst.plugin) != unmodelled.end();
+  if (!modelled && !unmodelled_ok) {
     filename.fail(fmt::format("plugin \"{}\" cannot be simulated (simulated plugins: {})", inst.plugin,
                               fmt::join(known, ", ")));
   }
@@ -250,9 +332,12 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
       b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
   if (inst.log_name.empty()) b.at("log_name").fail("must not be empty");
   inst.label = b.has("label") ? b.at("label").as_string() : "";
+  // multikernel and stream_action size their kernels themselves; matrix_multiply ignores
+  // block_count (the grid follows from the matrix width), as the examiner's plugin does.
   const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action";
+  const bool no_blocks = multi || inst.plugin == "matrix_multiply";
   inst.thread_count = read_dims(b.at("thread_count"), multi);
-  inst.block_count = read_dims(b.at("block_count"), multi);
+  inst.block_count = read_dims(b.at("block_count"), no_blocks);
   if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
   if (auto v = b.find("release_time")) inst.release_time = seconds(*v);
   inst.max_iterations =
@@ -278,6 +363,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   }
 
   const JsonNode info = b.at("additional_info");
+  inst.additional_info = info.json();
+  if (!modelled) return inst;
   if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||
       inst.plugin == "counter_spin") {
     const bool counter = inst.plugin == "counter_spin";
@@ -290,6 +377,10 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     inst.actions.push_back(std::move(a));
   } else if (inst.plugin == "multikernel") {
     read_multikernel(info, inst, p, s.sim);
+  } else if (inst.plugin == "matrix_multiply") {
+    read_matrix_multiply(info, b.at("thread_count"), inst, p, s.sim);
+  } else if (inst.plugin == "random_walk") {
+    read_random_walk(info, b, inst, p, s.sim);
   } else {  // stream_action
     info.expect_object({"use_null_stream", "actions", "comment"});
     if (auto v = info.find("use_null_stream")) inst.null_stream = v->as_bool();
@@ -305,6 +396,11 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
 const std::vector<std::string>& simulated_plugins() { return plugin_list(); }
 
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform) {
+  return parse_scenario(document, file, platform, {});
+}
+
+Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform,
+                        const std::vector<std::string>& unmodelled_plugins) {
   validate(platform);
   const JsonNode root(document, file);
   root.expect_object({"name", "max_iterations", "max_time", "use_processes", "cuda_device", "gpu_device_id",
@@ -328,7 +424,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
   if (entries.empty()) benchmarks.fail("must list at least one benchmark");
   std::set<std::string> logs;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    ScenarioInstance inst = read_instance(entries[i], i, s, platform);
+    ScenarioInstance inst = read_instance(entries[i], i, s, platform, unmodelled_plugins);
     if (!logs.insert(inst.log_name).second) {
       (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
           .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
