@@ -173,6 +173,16 @@ TEST_F(BenchCli, BadConfigsExit2WithPathAndNoFiles) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST_F(BenchCli, HelpHasAnExampleAndSimNeedsAPlatform) {
+  Outcome r = cli("bench --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("gpurt bench examples/sim/cut_ahead.json --backend sim"), std::string::npos) << r.out;
+  r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --out " + path("out"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--platform"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
 TEST_F(BenchCli, SimBackendRunsMatrixMultiplyAndRandomWalk) {
   const std::string config =
       write("mm.json", R"({"name": "mm", "max_iterations": 3, "max_time": 0, "benchmarks": [
