@@ -8,7 +8,6 @@
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/sim/simulate.hpp"
-#include "gpurt/trace/examiner_json.hpp"
 #include "gpurt/trace/render.hpp"
 #include "table.hpp"
 
