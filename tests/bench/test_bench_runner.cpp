@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "gpurt/bench/runner.hpp"
@@ -23,6 +24,7 @@ class SleepPlugin final : public gpurt::BenchPlugin {
   void initialize(const gpurt::PluginContext& ctx) override { _ctx = ctx; }
   void execute(gpurt::IterationRecord& it) override {
     ++g_executes;
+    if (_ctx.instance->label == "die") std::raise(SIGKILL);  // a worker process that crashes
     if (_fail) throw gpurt::Error("plugin failed on purpose");
     gpurt::KernelRecord k;
     k.name = "sleep";
@@ -117,6 +119,20 @@ TEST_P(Runner, FailureNamesTheInstanceAndStopsTheOthers) {
 
 INSTANTIATE_TEST_SUITE_P(ThreadsAndProcesses, Runner, ::testing::Values(false, true),
                          [](const auto& p) { return p.param ? "processes" : "threads"; });
+
+TEST(RunnerProcesses, ADeadWorkerStopsTheRunInsteadOfHangingAtTheBarrier) {
+  auto s = scenario(3, 50, true, true);
+  s.instances[1].label = "die";
+  SleepBackend backend;
+  try {
+    gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+    FAIL() << "expected an error";
+  } catch (const gpurt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("benchmark 1 (i1.json): worker process killed by signal 9"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 TEST(RunnerThreads, WarmupIterationIsRunButNotRecorded) {
   auto s = scenario(2, 3, false, false);

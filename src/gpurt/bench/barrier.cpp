@@ -25,6 +25,7 @@ struct SharedState {
   pthread_mutex_t mutex;
   pthread_cond_t cond;
   int expected, arrived;
+  int broken;
   std::uint64_t generation;
 };
 
@@ -46,6 +47,7 @@ class ProcessBarrier final : public Barrier {
     pthread_condattr_destroy(&ca);
     _s->expected = n;
     _s->arrived = 0;
+    _s->broken = 0;
     _s->generation = 0;
   }
   ~ProcessBarrier() override { munmap(_s, sizeof(SharedState)); }
@@ -55,18 +57,27 @@ class ProcessBarrier final : public Barrier {
   void arrive_and_wait() override {
     pthread_mutex_lock(&_s->mutex);
     const std::uint64_t gen = _s->generation;
-    if (++_s->arrived >= _s->expected) {
+    if (!_s->broken && ++_s->arrived >= _s->expected) {
       complete();
     } else {
-      while (gen == _s->generation) pthread_cond_wait(&_s->cond, &_s->mutex);
+      while (gen == _s->generation && !_s->broken) pthread_cond_wait(&_s->cond, &_s->mutex);
     }
+    const bool broken = _s->broken != 0 && gen == _s->generation;
     pthread_mutex_unlock(&_s->mutex);
+    if (broken) throw Error(kBrokenBarrier);
   }
 
   void arrive_and_drop() override {
     pthread_mutex_lock(&_s->mutex);
     --_s->expected;
-    if (_s->arrived > 0 && _s->arrived >= _s->expected) complete();
+    if (!_s->broken && _s->arrived > 0 && _s->arrived >= _s->expected) complete();
+    pthread_mutex_unlock(&_s->mutex);
+  }
+
+  void break_all() noexcept override {
+    pthread_mutex_lock(&_s->mutex);
+    _s->broken = 1;
+    pthread_cond_broadcast(&_s->cond);
     pthread_mutex_unlock(&_s->mutex);
   }
 

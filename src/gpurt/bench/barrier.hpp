@@ -18,7 +18,14 @@ class Barrier {
   virtual void arrive_and_wait() = 0;
   /// Leaves for good (counts as an arrival for the current phase).
   virtual void arrive_and_drop() = 0;
+  /// Wakes every waiter and makes every later arrive_and_wait throw Error(kBrokenBarrier):
+  /// the runner calls it when a worker process died and will never arrive. Threads cannot
+  /// die alone, so the thread barrier ignores it.
+  virtual void break_all() noexcept {}
 };
+
+/// what() of the Error a broken barrier throws.
+inline constexpr const char* kBrokenBarrier = "another worker process died; the run was stopped";
 
 /// Completion: a plain function pointer and argument, so it survives fork() unchanged.
 struct BarrierCompletion {

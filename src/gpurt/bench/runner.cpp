@@ -1,5 +1,6 @@
 #include "gpurt/bench/runner.hpp"
 
+#include <poll.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -118,7 +119,11 @@ Outcome run_worker(const Scenario& s, const Platform& p, std::size_t index, Work
     out.error = e.what();
     shared.failed.store(1);
   }
-  start.arrive_and_wait();  // every worker initialised: the run clock starts now
+  try {
+    start.arrive_and_wait();  // every worker initialised: the run clock starts now
+  } catch (const std::exception& e) {
+    if (out.error.empty()) out.error = e.what();
+  }
   if (out.error.empty()) {
     try {
       iterate(s, inst, *plugin, ctx, sync, shared, out.trace);
@@ -147,18 +152,6 @@ void write_all(int fd, const std::string& text) {
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }
-}
-
-std::string read_all(int fd) {
-  std::string text;
-  char buf[65536];
-  while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  return text;
 }
 
 std::vector<Outcome> run_threads(const Scenario& s, const Platform& p, WorkerBackend& backend,
@@ -207,20 +200,52 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p, WorkerB
     pids.push_back(pid);
     fds.push_back(pipefd[0]);
   }
+  // Read every pipe as data arrives (poll), so a child that dies is noticed at once: its
+  // barriers are broken, and the others stop instead of waiting for it forever.
   std::vector<Outcome> outcomes(s.instances.size());
-  for (std::size_t i = 0; i < fds.size(); ++i) {
-    const std::string text = read_all(fds[i]);
-    ::close(fds[i]);
-    int status = 0;
-    waitpid(pids[i], &status, 0);
-    if (text.rfind("ok\n", 0) == 0) {
-      outcomes[i].trace = decode_instance(text.substr(3));
-    } else if (text.rfind("error\n", 0) == 0) {
-      outcomes[i].error = text.substr(6);
-    } else {
-      outcomes[i].error = WIFSIGNALED(status)
-                              ? fmt::format("worker process killed by signal {}", WTERMSIG(status))
-                              : "worker process exited without a result";
+  std::vector<std::string> texts(fds.size());
+  std::vector<bool> open(fds.size(), true);
+  std::size_t remaining = fds.size();
+  while (remaining > 0) {
+    std::vector<pollfd> pfds;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (!open[i]) continue;
+      pfds.push_back({fds[i], POLLIN, 0});
+      index.push_back(i);
+    }
+    if (poll(pfds.data(), pfds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw Error(fmt::format("bench: poll failed: {}", std::strerror(errno)));
+    }
+    for (std::size_t k = 0; k < pfds.size(); ++k) {
+      if (pfds[k].revents == 0) continue;
+      const std::size_t i = index[k];
+      char buf[65536];
+      const ssize_t got = ::read(fds[i], buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got > 0) {
+        texts[i].append(buf, static_cast<std::size_t>(got));
+        continue;
+      }
+      ::close(fds[i]);
+      open[i] = false;
+      --remaining;
+      int status = 0;
+      waitpid(pids[i], &status, 0);
+      const std::string& text = texts[i];
+      if (text.rfind("ok\n", 0) == 0) {
+        outcomes[i].trace = decode_instance(text.substr(3));
+      } else if (text.rfind("error\n", 0) == 0) {
+        outcomes[i].error = text.substr(6);
+      } else {
+        outcomes[i].error = WIFSIGNALED(status)
+                                ? fmt::format("worker process killed by signal {}", WTERMSIG(status))
+                                : "worker process exited without a result";
+        shared.failed.store(1);
+        start->break_all();
+        if (sync) sync->break_all();
+      }
     }
   }
   return outcomes;
@@ -243,6 +268,16 @@ std::vector<InstanceTrace> run_instances(const Scenario& scenario, const Platfor
     throw;
   }
   munmap(mem, sizeof(Shared));
+  // Report the first instance that failed for a reason of its own, not one stopped because
+  // another worker died.
+  std::size_t first = outcomes.size();
+  for (std::size_t i = 0; i < outcomes.size() && first == outcomes.size(); ++i) {
+    if (!outcomes[i].error.empty() && outcomes[i].error != detail::kBrokenBarrier) first = i;
+  }
+  if (first < outcomes.size()) {
+    throw Error(fmt::format("benchmark {} ({}): {}", first, scenario.instances[first].log_name,
+                            outcomes[first].error));
+  }
   std::vector<InstanceTrace> traces;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].error.empty()) {
