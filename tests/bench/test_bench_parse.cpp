@@ -6,6 +6,7 @@
 #include "gpurt/bench/bench.hpp"
 #include "gpurt/bench/partition_mask.hpp"
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
 #include "gpurt/model/scenario.hpp"
 
 namespace {
@@ -114,6 +115,26 @@ TEST(BenchParse, CufftOnlyForTheGpuBackend) {
   EXPECT_TRUE(in.actions.empty());
   EXPECT_EQ(in.additional_info.at("fft_size"), 1024);
   EXPECT_EQ(in.data_size, 8192);
+}
+
+TEST(BenchParse, CufftAdditionalInfoIsCheckedForTheGpuBackend) {
+  const std::string dir = ::testing::TempDir();
+  auto error_for = [&](const std::string& info) {
+    const std::string file = dir + "/cufft_bad.json";
+    gpurt::write_file_atomically(file, R"({"name": "f", "max_iterations": 1, "max_time": 0, "benchmarks": [
+        {"filename": "cufft", "thread_count": 1, "block_count": 1, "additional_info": )" +
+                                           info + "}]}");
+    try {
+      gpurt::load_bench_scenario(file, h100(), gpurt::BenchBackend::gpu);
+    } catch (const gpurt::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_for(R"({"size": 4})").find("benchmarks[0].additional_info"), std::string::npos);
+  EXPECT_NE(error_for("0").find("benchmarks[0].additional_info = 0"), std::string::npos);
+  EXPECT_NE(error_for("{}").find("gives no FFT length"), std::string::npos);
+  EXPECT_EQ(error_for(R"({"fft_size": 4096, "batch": 4})"), "");
 }
 
 TEST(BenchPartitionMask, TpcUnits) {

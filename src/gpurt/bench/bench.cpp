@@ -28,7 +28,24 @@ const std::vector<std::string>& gpu_only_plugins() {
 
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend) {
   if (backend == BenchBackend::sim) return load_scenario(path, platform);
-  return parse_scenario(load_json_file(path), path, platform, gpu_only_plugins());
+  const Json doc = load_json_file(path);
+  Scenario s = parse_scenario(doc, path, platform, gpu_only_plugins());
+  // The parser keeps a gpu-only plugin's additional_info as written; check it as strictly.
+  const auto entries = JsonNode(doc, path).at("benchmarks").items();
+  for (std::size_t i = 0; i < s.instances.size(); ++i) {
+    if (s.instances[i].plugin != "cufft") continue;
+    const JsonNode info = entries[i].at("additional_info");
+    std::int64_t size = s.instances[i].data_size / 8;
+    if (info.is_object()) {
+      info.expect_object({"fft_size", "batch", "comment"});
+      if (auto v = info.find("fft_size")) size = v->as_int_in(1, std::int64_t{1} << 28);
+      if (auto v = info.find("batch")) (void)v->as_int_in(1, std::int64_t{1} << 20);
+    } else {
+      size = info.as_int_in(1, std::int64_t{1} << 28);
+    }
+    if (size < 1) info.fail("gives no FFT length: set fft_size, or data_size >= 8 (bytes of complex floats)");
+  }
+  return s;
 }
 
 namespace {
