@@ -88,6 +88,13 @@ TEST(BenchParse, MatrixMultiplyErrorsNameThePath) {
             std::string::npos);
 }
 
+TEST(BenchParse, MatrixMultiplyGridMustFitCuda) {
+  EXPECT_NE(error_of(R"({"filename": "matrix_multiply", "thread_count": [64, 1], "block_count": 1,
+      "additional_info": {"matrix_width": 65536}})")
+                .find("thread_count = [64,1]: makes a grid of 1024 x 65536 blocks for matrix_width 65536"),
+            std::string::npos);
+}
+
 TEST(BenchParse, RandomWalkReadsAndBuffer) {
   const auto s = parse(R"({"filename": "random_walk", "thread_count": 32, "block_count": 2,
       "data_size": 268435456, "additional_info": 256000})");

@@ -4,6 +4,9 @@
 #include "gpurt/model/scenario_workloads.hpp"
 
 #include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
 
 namespace gpurt::detail {
 
@@ -29,8 +32,15 @@ void read_matrix_multiply(const JsonNode& info, const JsonNode& threads, Scenari
     inst.block_x = inst.block_y = edge;
   }
   const std::int64_t w = inst.matrix_width;
-  const std::int64_t grid = ((w + inst.block_x - 1) / inst.block_x) * ((w + inst.block_y - 1) / inst.block_y);
-  inst.block_count = static_cast<int>(grid);
+  const std::int64_t grid_x = (w + inst.block_x - 1) / inst.block_x,
+                     grid_y = (w + inst.block_y - 1) / inst.block_y;
+  if (grid_y > 65535 || grid_x * grid_y > INT32_MAX) {  // CUDA's grid limit in y; block counts are int
+    threads.fail(
+        fmt::format("makes a grid of {} x {} blocks for matrix_width {}: at most 65535 in y and 2^31-1 "
+                    "in all",
+                    grid_x, grid_y, w));
+  }
+  inst.block_count = static_cast<int>(grid_x * grid_y);
   const std::int64_t bytes = w * w * 4;  // 32-bit floats
   if (!inst.skip_copy) {
     HostAction in;
