@@ -4,6 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "gpurt/bench/results.hpp"
+#include "gpurt/model/platform.hpp"
 
 namespace gpurt::cli {
 
@@ -19,6 +24,12 @@ void add_analyze_pbs(CLI::App& analyze);  // cmd_analyze_pbs.cpp
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
+void add_plot(CLI::App& app);   // cmd_plot.cpp
+void add_bench(CLI::App& app);  // cmd_bench.cpp
+/// A preset id or a platform file (cmd_simulate.cpp). Throws InputError.
+Platform load_platform_arg(const std::string& arg);
+/// The per-instance summary table of `gpurt simulate` and `gpurt bench` (cmd_bench.cpp).
+std::string render_summary(const std::vector<InstanceSummary>& rows);
 void add_analyze_rtgpu(CLI::App& analyze);     // cmd_analyze_rtgpu.cpp
 void add_generate_rtgpu(CLI::App& generate);   // cmd_generate_rtgpu.cpp
 void add_generate_signal(CLI::App& generate);  // cmd_generate_signal.cpp

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   gpurt::cli::add_device(app);
   gpurt::cli::add_generate(app);
   gpurt::cli::add_simulate(app);
+  gpurt::cli::add_plot(app);
+  gpurt::cli::add_bench(app);
   gpurt::cli::add_sweep_rtgpu(app);
   gpurt::cli::add_simulate_table(app);
   gpurt::cli::add_simulate_system(app);

@@ -77,7 +77,7 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
       error_after([](Json& d) { d["benchmarks"][0]["filename"] = "./bin/mandelbrot.so"; }),
       "c.json: benchmarks[0].filename = \"./bin/mandelbrot.so\": plugin \"mandelbrot\" cannot be simulated "
       "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action, "
-      "cufft)");
+      "matrix_multiply, random_walk, cufft)");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["block_count"] = 0; }),
             "c.json: benchmarks[0].block_count = 0: must be in 1..2147483648");
   EXPECT_EQ(

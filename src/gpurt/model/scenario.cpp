@@ -9,6 +9,7 @@
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/amd_cu_layout.hpp"
 #include "gpurt/model/cufft_model.hpp"
+#include "gpurt/model/scenario_workloads.hpp"
 
 namespace gpurt {
 
@@ -18,7 +19,8 @@ constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;
 
 const std::vector<std::string>& plugin_list() {
   static const std::vector<std::string> names = {
-      "timer_spin", "timer_spin_default_stream", "counter_spin", "multikernel", "stream_action", "cufft"};
+      "timer_spin",    "timer_spin_default_stream", "counter_spin", "multikernel",
+      "stream_action", "matrix_multiply",           "random_walk",  "cufft"};
   return names;
 }
 
@@ -204,7 +206,7 @@ SimOptions read_sim_options(const JsonNode& node) {
   node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
                       "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement",
-                      "comment"});
+                      "matrix_multiply_ns_per_fma", "random_walk_ns_per_access", "comment"});
   SimOptions o;
   auto ns = [&](std::string_view key, Nanos& out) {
     if (auto v = node.find(key)) out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
@@ -225,6 +227,8 @@ SimOptions read_sim_options(const JsonNode& node) {
   positive("copy_bandwidth_bytes_per_s", o.copy_bandwidth);
   positive("memset_bandwidth_bytes_per_s", o.memset_bandwidth);
   positive("counter_spin_ns_per_iteration", o.counter_spin_ns_per_iteration);
+  positive("matrix_multiply_ns_per_fma", o.matrix_multiply_ns_per_fma);
+  positive("random_walk_ns_per_access", o.random_walk_ns_per_access);
   if (auto v = node.find("placement")) {
     o.placement = v->as_string();
     if (o.placement != "round-robin" && o.placement != "least-loaded") {
@@ -258,7 +262,8 @@ void read_cufft(const JsonNode& info, ScenarioInstance& inst, const Platform& p)
   }
 }
 
-ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p) {
+ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p,
+                               const std::vector<std::string>& unmodelled) {
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
                    "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
@@ -267,7 +272,9 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
   const auto& known = plugin_list();
-  if (std::find(known.begin(), known.end(), inst.plugin) == known.end()) {
+  const bool modelled = std::find(known.begin(), known.end(), inst.plugin) != known.end();
+  const bool unmodelled_ok = std::find(unmodelled.begin(), unmodelled.end(), inst.plugin) != unmodelled.end();
+  if (!modelled && !unmodelled_ok) {
     filename.fail(fmt::format("plugin \"{}\" cannot be simulated (simulated plugins: {})", inst.plugin,
                               fmt::join(known, ", ")));
   }
@@ -275,10 +282,13 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
       b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
   if (inst.log_name.empty()) b.at("log_name").fail("must not be empty");
   inst.label = b.has("label") ? b.at("label").as_string() : "";
-  // cuFFT picks its own grid, so like the multi-kernel plugins it ignores these two.
+  // multikernel and stream_action size their kernels themselves, and cuFFT picks its own grid;
+  // matrix_multiply ignores block_count (the grid follows from the matrix width), as the
+  // examiner's plugin does.
   const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action" || inst.plugin == "cufft";
+  const bool no_blocks = multi || inst.plugin == "matrix_multiply";
   inst.thread_count = read_dims(b.at("thread_count"), multi);
-  inst.block_count = read_dims(b.at("block_count"), multi);
+  inst.block_count = read_dims(b.at("block_count"), no_blocks);
   if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
   if (auto v = b.find("release_time")) inst.release_time = seconds(*v);
   inst.max_iterations =
@@ -304,6 +314,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   }
 
   const JsonNode info = b.at("additional_info");
+  inst.additional_info = info.json();
+  if (!modelled) return inst;
   if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||
       inst.plugin == "counter_spin") {
     const bool counter = inst.plugin == "counter_spin";
@@ -318,6 +330,14 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     read_multikernel(info, inst, p, s.sim);
   } else if (inst.plugin == "cufft") {
     read_cufft(info, inst, p);
+  } else if (inst.plugin == "matrix_multiply" || inst.plugin == "random_walk") {
+    if (inst.plugin == "matrix_multiply")
+      detail::read_matrix_multiply(info, b.at("thread_count"), inst, s.sim);
+    else
+      detail::read_random_walk(info, b, inst, s.sim);
+    for (const HostAction& a : inst.actions) {
+      if (a.kind == HostAction::Kind::kernel) check_fits(a.kernel, p, b.at("thread_count"));
+    }
   } else {  // stream_action
     info.expect_object({"use_null_stream", "actions", "comment"});
     if (auto v = info.find("use_null_stream")) inst.null_stream = v->as_bool();
@@ -333,6 +353,11 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
 const std::vector<std::string>& simulated_plugins() { return plugin_list(); }
 
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform) {
+  return parse_scenario(document, file, platform, {});
+}
+
+Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform,
+                        const std::vector<std::string>& unmodelled_plugins) {
   validate(platform);
   const JsonNode root(document, file);
   root.expect_object({"name", "max_iterations", "max_time", "use_processes", "cuda_device", "gpu_device_id",
@@ -356,7 +381,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
   if (entries.empty()) benchmarks.fail("must list at least one benchmark");
   std::set<std::string> logs;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    ScenarioInstance inst = read_instance(entries[i], i, s, platform);
+    ScenarioInstance inst = read_instance(entries[i], i, s, platform, unmodelled_plugins);
     if (!logs.insert(inst.log_name).second) {
       (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
           .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));

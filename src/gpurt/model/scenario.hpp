@@ -59,6 +59,12 @@ struct ScenarioInstance {
   int thread_count = 0;  ///< product of the thread_count dimensions
   int block_count = 0;   ///< product of the block_count dimensions
   std::int64_t data_size = 0;
+  /// matrix_multiply: matrix width (additional_info.matrix_width), block edge (thread_count
+  /// dimensions) and whether the per-iteration copies are skipped; 0 for other plugins.
+  int matrix_width = 0, block_x = 0, block_y = 0;
+  bool skip_copy = false;
+  /// random_walk: reads per thread per iteration (additional_info).
+  std::int64_t walk_reads = 0;
   Nanos release_time{0};
   std::int64_t max_iterations = 0;  ///< 0 = unlimited
   Nanos max_time{0};                ///< 0 = unlimited
@@ -72,6 +78,10 @@ struct ScenarioInstance {
   std::vector<bool> sm_mask;
   std::optional<int> cpu_core;
   std::vector<HostAction> actions;  ///< one iteration's program (execute phase)
+  /// The config's additional_info as written (already checked for the plugins the parser
+  /// models): GPU plugins read their parameters from it; instances of parse_scenario's
+  /// `unmodelled_plugins` have no actions and only this.
+  Json additional_info;
 };
 
 /// Simulator settings (gpurt extension key "gpurt_sim" in a config; all optional).
@@ -85,7 +95,13 @@ struct SimOptions {
   Nanos copy_latency{0};                       ///< fixed cost per copy
   double memset_bandwidth = 300e9;             ///< bytes per second for device memsets
   double counter_spin_ns_per_iteration = 1.0;  ///< counter_spin calibration (see docs/simulator.md)
-  std::string placement = "round-robin";       ///< block placement policy
+  /// matrix_multiply: a block of T threads multiplying W-wide matrices does T·W multiply-adds
+  /// and runs T·W·this ns (docs/bench.md "Timing models"; an assumed calibration).
+  double matrix_multiply_ns_per_fma = 0.4;
+  /// random_walk: each thread's dependent reads are latency-bound, so a block runs
+  /// reads·this ns whatever its thread count (docs/bench.md; an assumed DRAM latency).
+  double random_walk_ns_per_access = 500.0;
+  std::string placement = "round-robin";  ///< block placement policy
 };
 
 struct Scenario {
@@ -100,12 +116,18 @@ struct Scenario {
   std::vector<ScenarioInstance> instances;
 };
 
-/// The plugins the simulator can model.
+/// The plugins the simulator can model (timer_spin, timer_spin_default_stream, counter_spin,
+/// multikernel, stream_action, matrix_multiply, random_walk).
 const std::vector<std::string>& simulated_plugins();
 
 /// Parses an examiner config against a platform (block sizes and masks are checked against
 /// it). Throws InputError naming file, JSON path and value.
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform);
+/// As above, also accepting the plugins in `unmodelled_plugins` (e.g. the GPU-only "cufft" of
+/// `gpurt bench --backend gpu`): their instances are checked like the others but get no
+/// actions, so such a scenario must not be simulated.
+Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform,
+                        const std::vector<std::string>& unmodelled_plugins);
 Scenario load_scenario(const std::string& path, const Platform& platform);
 
 }  // namespace gpurt

@@ -56,8 +56,10 @@ Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
            {"thread_count", inst.thread_count},
            {"block_count", inst.block_count},
            {"times", std::move(times)}};
-  if (trace.simulated) {
-    doc["gpurt"] = Json{{"simulated", true},
+  // gpurt's own block, for simulated and measured runs alike (`gpurt bench` writes both with
+  // one schema); measured results say "simulated": false.
+  if (trace.simulated || !trace.platform.empty()) {
+    doc["gpurt"] = Json{{"simulated", trace.simulated},
                         {"platform", trace.platform},
                         {"sms", trace.sms},
                         {"max_threads_per_sm", trace.max_threads_per_sm},

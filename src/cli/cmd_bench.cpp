@@ -1,0 +1,91 @@
+// gpurt bench CONFIG [--backend gpu|sim] [--platform NAME] --out DIR [--svg FILE] [--json]
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpurt/bench/bench.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/trace/render.hpp"
+#include "table.hpp"
+
+namespace gpurt::cli {
+
+std::string render_summary(const std::vector<InstanceSummary>& rows) {
+  Table t({"instance", "plugin", "iterations", "kernels", "mean execute (s)", "worst execute (s)", "output"},
+          {false, false, true, true, true, true, false});
+  for (const InstanceSummary& r : rows) {
+    t.add({r.name, r.plugin, std::to_string(r.iterations), std::to_string(r.kernels),
+           format_time(r.mean_execute, TimeUnit::s), format_time(r.worst_execute, TimeUnit::s), r.output});
+  }
+  return t.render();
+}
+
+namespace {
+
+struct BenchArgs {
+  std::string config, backend = "sim", platform, out, svg;
+  bool json = false;
+};
+
+void run_bench_command(const BenchArgs& a) {
+  const BenchBackend backend = parse_backend(a.backend);
+  if (a.platform.empty() && backend == BenchBackend::sim) {
+    throw InputError("--platform", "", "", "the sim backend needs the GPU to simulate (a preset id or file)");
+  }
+  Platform platform;
+  if (!a.platform.empty()) {
+    platform = load_platform_arg(a.platform);
+  } else {
+    // gpu without --platform: the device's own numbers (the probe runs in a child process).
+    const std::string why = gpu_backend_unavailable(Platform{});
+    if (why.rfind("device 0 has ", 0) != 0) throw InputError("--backend gpu", "no usable GPU: " + why);
+    throw InputError("--platform", "", "", "give the preset or platform file of this GPU (" + why + ")");
+  }
+  const Scenario scenario = load_bench_scenario(a.config, platform, backend);
+  const BenchResult result = run_bench(scenario, platform, backend);
+  // Only now, with the whole run complete, is anything written.
+  write_results(result.trace, a.out);
+  if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(result.trace));
+
+  const std::vector<InstanceSummary> rows = summarize(result.trace, a.out);
+  const bool sim = backend == BenchBackend::sim;
+  if (a.json) {
+    fmt::print("{}\n", Json{{"scenario", scenario.name},
+                            {"platform", platform.id},
+                            {"backend", a.backend},
+                            {"simulated", sim},
+                            {"instances", summary_json(result.trace, rows)}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("{} — {} on {} ({} SMs)\n\n", scenario.name, sim ? "simulated" : "measured", platform.id,
+             platform.sms);
+  fmt::print("{}", render_summary(rows));
+}
+
+}  // namespace
+
+void add_bench(CLI::App& app) {
+  auto* cmd =
+      app.add_subcommand("bench", "Run an examiner config on the GPU (measure) or the simulator (predict)");
+  cmd->footer(
+      "Every benchmark instance runs as a thread (or a process with \"use_processes\"), on its own\n"
+      "stream, after its release_time, for max_iterations or max_time. One examiner result file per\n"
+      "instance, the same schema for both backends. --backend gpu needs a CUDA GPU and exits 2 without\n"
+      "one; plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action,\n"
+      "matrix_multiply, random_walk, cufft. See docs/bench.md.\n"
+      "Examples:\n"
+      "  gpurt bench examples/sim/cut_ahead.json --backend sim --platform jetson-tx2 --out predicted/\n"
+      "  gpurt bench examples/sim/cut_ahead.json --backend gpu --platform h100 --out measured/\n"
+      "  gpurt plot --compare predicted/ measured/ --svg compare.svg");
+  auto args = std::make_shared<BenchArgs>();
+  cmd->add_option("CONFIG", args->config, "Examiner config (JSON)")->required();
+  cmd->add_option("--backend", args->backend, "gpu (measure) or sim (predict; default)");
+  cmd->add_option("--platform", args->platform, "Preset id or platform file (the GPU, real or simulated)");
+  cmd->add_option("--out", args->out, "Folder for the result files")->required();
+  cmd->add_option("--svg", args->svg, "Also write a timeline picture");
+  cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  cmd->callback([args] { run_bench_command(*args); });
+}
+
+}  // namespace gpurt::cli

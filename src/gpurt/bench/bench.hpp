@@ -1,0 +1,44 @@
+// `gpurt bench`: one examiner config (Dissertation §3.3), two backends with the same result
+// files — `sim` predicts with the block-level simulator, `gpu` measures on a CUDA device with
+// gpurt's built-in plugins (docs/bench.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpurt/model/platform.hpp"
+#include "gpurt/model/scenario.hpp"
+#include "gpurt/sim/simulate.hpp"
+#include "gpurt/trace/trace.hpp"
+
+namespace gpurt {
+
+enum class BenchBackend { sim, gpu };
+
+/// "sim" or "gpu"; throws InputError naming `--backend` otherwise.
+BenchBackend parse_backend(const std::string& text);
+
+/// Plugins only the gpu backend runs (no simulator timing model). None today: every built-in
+/// plugin, cufft included (model/cufft_model), has one; the list is where a GPU-only plugin goes.
+const std::vector<std::string>& gpu_only_plugins();
+
+/// Reads CONFIG with the one examiner parser (model/scenario), which checks every plugin's
+/// additional_info for both backends; the gpu backend also accepts gpu_only_plugins().
+/// Throws InputError.
+Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend);
+
+/// Why the gpu backend cannot run here ("" when it can): built without CUDA, no driver, no
+/// device, or a device whose SM count differs from `platform` (masks would mean other SMs).
+/// Probes in a forked child, so this process creates no CUDA context (workers may fork later).
+std::string gpu_backend_unavailable(const Platform& platform);
+
+struct BenchResult {
+  Trace trace;     ///< times in ns since the run's start; trace.simulated for `sim`
+  SimStats stats;  ///< `sim` only
+};
+
+/// Runs the scenario. `gpu` without a usable GPU throws InputError("--backend", "", "gpu",
+/// reason) before anything runs (the CLI exits 2 and writes nothing).
+BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchBackend backend);
+
+}  // namespace gpurt

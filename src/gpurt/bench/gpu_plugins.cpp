@@ -1,0 +1,154 @@
+// The program plugins of the gpu backend: timer_spin, timer_spin_default_stream, counter_spin,
+// multikernel and stream_action all run the host program the one examiner parser made of the
+// config (ScenarioInstance::actions) — the same program the simulator plays (sim/host.cpp), so
+// a measured and a predicted run of one config issue the same calls in the same order.
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "gpurt/bench/gpu_util.hpp"
+
+namespace gpurt::gpu {
+
+namespace {
+
+class ProgramPlugin final : public BenchPlugin {
+ public:
+  void initialize(const PluginContext& ctx) override {
+    _ctx = ctx;
+    std::int64_t copy_bytes = 0, memset_bytes = 0;
+    for (const HostAction& a : ctx.instance->actions) {
+      if (a.kind == HostAction::Kind::kernel) {
+        _records.push_back(std::make_unique<RecordBuffer>(a.kernel.blocks));
+      } else {
+        _records.push_back(nullptr);
+        if (a.kind == HostAction::Kind::copy) copy_bytes = std::max(copy_bytes, a.bytes);
+        if (a.kind == HostAction::Kind::memset) memset_bytes = std::max(memset_bytes, a.bytes);
+      }
+    }
+    check(cudaMalloc(&_sink, sizeof(std::uint64_t)), "cudaMalloc (sink)");
+    const auto size = static_cast<std::size_t>(std::max(copy_bytes, memset_bytes));
+    if (size > 0) {
+      check(cudaMallocHost(&_host, size), "cudaMallocHost (copy buffer)");
+      check(cudaMalloc(&_dev_a, size), "cudaMalloc (copy buffer)");
+      check(cudaMalloc(&_dev_b, size), "cudaMalloc (copy buffer)");
+    }
+  }
+
+  void execute(IterationRecord& it) override {
+    cudaStream_t s = as_stream(_ctx.stream);
+    _slots.clear();
+    const auto& actions = _ctx.instance->actions;
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+      const HostAction& a = actions[i];
+      if (a.delay.count() > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(a.delay.count()));
+      const auto n = static_cast<std::size_t>(a.bytes);
+      switch (a.kind) {
+        case HostAction::Kind::kernel: {
+          const KernelSpec& k = a.kernel;
+          KernelRecord r;
+          r.name = k.name;
+          r.block_count = k.blocks;
+          r.thread_count = k.shape.threads;
+          r.shared_memory = k.shape.shared_memory;
+          const std::int64_t amount = k.counter_spin ? k.counter_iterations : k.block_time.count();
+          r.launch_before = _ctx.now();
+          check_launch(launch_spin(s, k.blocks, k.shape.threads, static_cast<int>(k.shape.shared_memory),
+                                   amount, k.counter_spin, _records[i]->device(), _sink),
+                       "spin kernel launch");
+          r.launch_after = _ctx.now();
+          it.kernels.push_back(std::move(r));
+          _slots.push_back(i);
+          break;
+        }
+        case HostAction::Kind::copy: {
+          void* dst = a.direction == CopyDirection::device_to_host ? _host : _dev_a;
+          void* src = a.direction == CopyDirection::host_to_device ? _host : _dev_b;
+          const cudaMemcpyKind kind = a.direction == CopyDirection::host_to_device ? cudaMemcpyHostToDevice
+                                      : a.direction == CopyDirection::device_to_host
+                                          ? cudaMemcpyDeviceToHost
+                                          : cudaMemcpyDeviceToDevice;
+          if (a.synchronous)
+            check(cudaMemcpy(dst, src, n, kind), "cudaMemcpy");
+          else
+            check(cudaMemcpyAsync(dst, src, n, kind, s), "cudaMemcpyAsync");
+          break;
+        }
+        case HostAction::Kind::memset:
+          if (a.synchronous)
+            check(cudaMemset(_dev_a, 0, n), "cudaMemset");
+          else
+            check(cudaMemsetAsync(_dev_a, 0, n, s), "cudaMemsetAsync");
+          break;
+        case HostAction::Kind::malloc: {
+          void* p = nullptr;
+          if (a.host_memory)
+            check(cudaMallocHost(&p, n), "cudaMallocHost");
+          else
+            check(cudaMalloc(&p, n), "cudaMalloc");
+          _allocations.push_back({p, a.host_memory});
+          break;
+        }
+        case HostAction::Kind::free:
+          // Frees the latest allocation of the same kind (the examiner pairs free with malloc).
+          for (auto m = _allocations.rbegin(); m != _allocations.rend(); ++m) {
+            if (m->host != a.host_memory) continue;
+            check(m->host ? cudaFreeHost(m->ptr) : cudaFree(m->ptr), "cudaFree");
+            _allocations.erase(std::next(m).base());
+            break;
+          }
+          break;
+        case HostAction::Kind::sync_stream:
+          check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+          break;
+        case HostAction::Kind::sync_device:
+          check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+          break;
+      }
+    }
+    // The end of execute waits for the stream, as the simulator's final_sync does; every
+    // kernel of the iteration gets that time as its third cuda_launch_time.
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    const Nanos done = _ctx.now();
+    for (KernelRecord& k : it.kernels) k.sync_after = done;
+  }
+
+  void copy_out(IterationRecord& it) override {
+    for (std::size_t k = 0; k < it.kernels.size(); ++k) _records[_slots[k]]->read(_ctx, it.kernels[k].blocks);
+  }
+
+  void cleanup() override {
+    for (const Allocation& m : _allocations) m.host ? cudaFreeHost(m.ptr) : cudaFree(m.ptr);
+    _allocations.clear();
+    _records.clear();
+    cudaFreeHost(_host);
+    cudaFree(_dev_a);
+    cudaFree(_dev_b);
+    cudaFree(_sink);
+    _host = _dev_a = _dev_b = nullptr;
+    _sink = nullptr;
+  }
+
+ private:
+  struct Allocation {
+    void* ptr;
+    bool host;
+  };
+  PluginContext _ctx;
+  std::vector<std::unique_ptr<RecordBuffer>> _records;  ///< per action; kernels only
+  std::vector<std::size_t> _slots;                      ///< action index of each kernel this iteration
+  std::vector<Allocation> _allocations;
+  void *_host = nullptr, *_dev_a = nullptr, *_dev_b = nullptr;
+  std::uint64_t* _sink = nullptr;
+};
+
+}  // namespace
+
+void register_spin_plugins(PluginRegistry& registry) {
+  for (const char* name :
+       {"timer_spin", "timer_spin_default_stream", "counter_spin", "multikernel", "stream_action"}) {
+    registry.add(name, [] { return std::make_unique<ProgramPlugin>(); });
+  }
+}
+
+}  // namespace gpurt::gpu

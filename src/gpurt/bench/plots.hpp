@@ -1,0 +1,33 @@
+// Pictures of bench results (Dissertation §3.3: timelines and response-time CDFs): the CDF of
+// each instance's response times, and a predicted and a measured timeline of one config side
+// by side. Drawn with trace/chart and trace/render; deterministic SVG.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpurt/trace/chart.hpp"
+#include "gpurt/trace/render.hpp"
+#include "gpurt/trace/trace.hpp"
+
+namespace gpurt {
+
+/// Response time of every recorded iteration of `instance`: its execute phase (the examiner's
+/// execute_times, launch to synchronize), in ns, in iteration order.
+std::vector<Nanos> response_times(const InstanceTrace& instance);
+
+/// One CDF line per instance (label, else log name) of its response times in milliseconds.
+/// Throws InputError when no instance has an iteration.
+Chart response_time_cdf(const Trace& trace);
+
+/// Two timelines (render_svg_timeline) in one SVG document, `left` on the left; each keeps its
+/// own title (default: "predicted (simulated)" / "measured"), so differences in block placement
+/// and timing of the same config can be read off directly.
+std::string side_by_side_svg(const Trace& left, const Trace& right, const std::string& left_title = "",
+                             const std::string& right_title = "");
+
+/// The result files (*.json, sorted by name) in `dir`. Throws InputError naming the folder
+/// when it is missing or holds none.
+std::vector<std::string> result_files_in(const std::string& dir);
+
+}  // namespace gpurt

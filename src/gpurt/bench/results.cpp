@@ -1,0 +1,67 @@
+#include "gpurt/bench/results.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "gpurt/core/io.hpp"
+#include "gpurt/trace/examiner_json.hpp"
+
+namespace gpurt {
+
+namespace fs = std::filesystem;
+
+std::string result_path(const std::string& out_dir, const std::string& log_name) {
+  const fs::path p(log_name);
+  if (p.is_absolute()) return p.string();
+  return (fs::path(out_dir) / p).string();
+}
+
+std::vector<std::string> write_results(const Trace& trace, const std::string& out_dir) {
+  std::vector<std::string> paths;
+  fs::create_directories(out_dir);
+  for (const InstanceTrace& inst : trace.instances) {
+    const std::string path = result_path(out_dir, inst.log_name);
+    fs::create_directories(fs::path(path).parent_path());
+    write_file_atomically(path, examiner_result(trace, inst).dump(2) + "\n");
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+std::vector<InstanceSummary> summarize(const Trace& trace, const std::string& out_dir) {
+  std::vector<InstanceSummary> rows;
+  for (const InstanceTrace& inst : trace.instances) {
+    InstanceSummary r;
+    r.name = inst.label.empty() ? inst.log_name : inst.label;
+    r.plugin = inst.benchmark_name;
+    Nanos total{0};
+    for (const IterationRecord& it : inst.iterations) {
+      r.kernels += static_cast<std::int64_t>(it.kernels.size());
+      const Nanos e = it.execute_end - it.execute_start;
+      r.worst_execute = std::max(r.worst_execute, e);
+      total += e;
+    }
+    r.iterations = static_cast<std::int64_t>(inst.iterations.size());
+    r.mean_execute = r.iterations ? Nanos{total.count() / r.iterations} : Nanos{0};
+    r.output = result_path(out_dir, inst.log_name);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+Json summary_json(const Trace& trace, const std::vector<InstanceSummary>& rows) {
+  Json summary = Json::array();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const InstanceSummary& r = rows[i];
+    summary.push_back(Json{{"label", trace.instances[i].label},
+                           {"plugin", r.plugin},
+                           {"iterations", r.iterations},
+                           {"kernels", r.kernels},
+                           {"mean_execute_s", from_nanos(r.mean_execute, TimeUnit::s)},
+                           {"worst_execute_s", from_nanos(r.worst_execute, TimeUnit::s)},
+                           {"output", r.output}});
+  }
+  return summary;
+}
+
+}  // namespace gpurt

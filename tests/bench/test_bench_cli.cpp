@@ -1,0 +1,237 @@
+// `gpurt bench` and `gpurt plot` as a user runs them: the sim backend gives byte-identical
+// files to `gpurt simulate`; one result schema for both backends; the gpu backend without a
+// GPU and bad configs exit 2 and write nothing.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "gpurt/bench/results.hpp"
+#include "gpurt/core/cuda_probe.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
+#include "gpurt/sim/simulate.hpp"
+#include "gpurt/trace/examiner_json.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class BenchCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    _dir = fs::temp_directory_path() / ("gpurt-bench-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(_dir);
+    fs::create_directories(_dir);
+  }
+  void TearDown() override { fs::remove_all(_dir); }
+
+  Outcome cli(const std::string& args) {
+    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
+    const std::string cmd = std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    Outcome r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = gpurt::read_text_file(out);
+    r.err = gpurt::read_text_file(err);
+    return r;
+  }
+  std::string path(const std::string& name) const { return (_dir / name).string(); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(_dir / name) << text;
+    return path(name);
+  }
+
+  fs::path _dir;
+};
+
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  if (!fs::exists(dir)) return names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const char* const kExamples[] = {
+    "concurrent_kernels", "cuda_free",       "cut_ahead",         "fifo_example_1", "greedy",
+    "null_stream",        "ordering_allows", "ordering_prevents", "primary_fifo",   "stream_fifo"};
+
+TEST_F(BenchCli, SimBackendMatchesSimulateByteForByte) {
+  for (const char* name : kExamples) {
+    const std::string config = std::string(GPURT_SOURCE_DIR "/examples/sim/") + name + ".json";
+    const std::string a = path(std::string(name) + "-bench"), b = path(std::string(name) + "-sim");
+    const Outcome rb = cli("bench " + config + " --backend sim --platform jetson-tx2 --out " + a);
+    ASSERT_EQ(rb.code, 0) << name << ": " << rb.err;
+    const Outcome rs = cli("simulate " + config + " --platform jetson-tx2 --out " + b);
+    ASSERT_EQ(rs.code, 0) << name << ": " << rs.err;
+    const auto files = files_in(a);
+    ASSERT_FALSE(files.empty()) << name;
+    ASSERT_EQ(files, files_in(b)) << name;
+    for (const std::string& f : files) {
+      EXPECT_EQ(gpurt::read_text_file(a + "/" + f), gpurt::read_text_file(b + "/" + f)) << name << "/" << f;
+    }
+  }
+}
+
+// Every key, recursively; arrays contribute the keys of their object elements.
+void collect_keys(const gpurt::Json& j, const std::string& prefix, std::set<std::string>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      out.insert(prefix + "." + k);
+      collect_keys(v, prefix + "." + k, out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& v : j) collect_keys(v, prefix + "[]", out);
+  }
+}
+
+TEST(BenchSchema, MeasuredResultHasTheSimulatedSchema) {
+  const gpurt::Platform& p = *gpurt::find_platform_preset("jetson-tx2");
+  const auto scenario = gpurt::load_scenario(GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json", p);
+  const gpurt::Trace sim = gpurt::simulate(scenario, p).trace;
+  // What the gpu backend builds from a measurement (bench.cpp): same header, simulated false,
+  // run times, blocks with SM ids.
+  gpurt::Trace measured;
+  measured.scenario_name = scenario.name;
+  measured.platform = p.id;
+  measured.sms = p.sms;
+  measured.max_threads_per_sm = p.max_threads;
+  measured.simulated = false;
+  gpurt::InstanceTrace in;
+  in.benchmark_name = "timer_spin";
+  in.log_name = "m.json";
+  gpurt::IterationRecord it;
+  it.execute_start = gpurt::Nanos{1000};
+  it.execute_end = gpurt::Nanos{1'001'000'000};
+  gpurt::KernelRecord k;
+  k.name = "timer_spin";
+  k.block_count = 1;
+  k.launch_before = gpurt::Nanos{1000};
+  k.launch_after = gpurt::Nanos{9000};
+  k.sync_after = gpurt::Nanos{1'001'000'000};
+  k.blocks.push_back({gpurt::Nanos{20'000}, gpurt::Nanos{1'000'020'000}, 1});
+  it.kernels.push_back(k);
+  in.iterations.push_back(it);
+  measured.instances.push_back(in);
+  std::set<std::string> a, b;
+  collect_keys(gpurt::examiner_result(sim, sim.instances[0]), "", a);
+  collect_keys(gpurt::examiner_result(measured, measured.instances[0]), "", b);
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(a.count(".gpurt.simulated"));
+  EXPECT_TRUE(a.count(".times[].block_smids"));
+  const gpurt::Json m = gpurt::examiner_result(measured, measured.instances[0]);
+  EXPECT_EQ(m["gpurt"]["simulated"], false);
+  EXPECT_DOUBLE_EQ(m["times"][2]["block_times"][1].get<double>(), 1.00002);
+}
+
+TEST_F(BenchCli, GpuBackendWithoutGpuExits2AndWritesNothing) {
+  const gpurt::ProbeResult probe = gpurt::probe_gpus();
+  if (!probe.devices.empty()) GTEST_SKIP() << "a GPU is present: " << probe.devices[0].name;
+  const std::string out = path("out");
+  const Outcome r = cli("bench " GPURT_SOURCE_DIR
+                        "/examples/sim/cut_ahead.json --backend gpu --platform jetson-tx2 "
+                        "--out " +
+                        out + " --svg " + path("t.svg"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("gpurt: error: --backend gpu: no usable GPU: "), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(path("t.svg")));
+}
+
+TEST_F(BenchCli, BadConfigsExit2WithPathAndNoFiles) {
+  const std::string out = path("out");
+  const std::string bad =
+      write("bad.json", R"({"name": "x", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "matrix_multiply", "thread_count": 256, "block_count": 1,
+       "additional_info": {"matrix_width": -3}}]})");
+  for (const char* backend : {"sim", "gpu"}) {
+    const Outcome r =
+        cli("bench " + bad + " --backend " + std::string(backend) + " --platform h100 --out " + out);
+    EXPECT_EQ(r.code, 2) << backend;
+    EXPECT_NE(r.err.find("bad.json: benchmarks[0].additional_info.matrix_width = -3"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  Outcome r = cli("bench " + bad + " --backend fpga --platform h100 --out " + out);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("fpga"), std::string::npos) << r.err;
+  r = cli("bench " + path("missing.json") + " --platform h100 --out " + out);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(BenchCli, HelpHasAnExampleAndSimNeedsAPlatform) {
+  Outcome r = cli("bench --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("gpurt bench examples/sim/cut_ahead.json --backend sim"), std::string::npos) << r.out;
+  r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --out " + path("out"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--platform"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+TEST_F(BenchCli, SimBackendRunsMatrixMultiplyAndRandomWalk) {
+  // The walk is released after the three multiplications are done, so neither disturbs the other.
+  const std::string config =
+      write("mm.json", R"({"name": "mm", "max_iterations": 3, "max_time": 0, "benchmarks": [
+      {"filename": "matrix_multiply", "log_name": "mm.json", "thread_count": 1024, "block_count": 1,
+       "additional_info": {"matrix_width": 1024, "skip_copy": true}},
+      {"filename": "random_walk", "log_name": "rw.json", "thread_count": 32, "block_count": 2,
+       "data_size": 1048576, "additional_info": 1000, "release_time": 0.01}]})");
+  const Outcome r = cli("bench " + config + " --platform h100 --out " + path("out") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  EXPECT_EQ(j["backend"], "sim");
+  EXPECT_EQ(j["instances"][0]["iterations"], 3);
+  // 1024 blocks of 1024 threads on 132 SMs of 2048 threads: 264 at a time, 4 waves of
+  // 1024 x 1024 x 0.4 ns = 419430.4 -> 419431 ns.
+  EXPECT_DOUBLE_EQ(j["instances"][0]["worst_execute_s"].get<double>(), 4 * 419431e-9);
+  // 1000 dependent reads x 500 ns; both blocks run at once.
+  EXPECT_DOUBLE_EQ(j["instances"][1]["worst_execute_s"].get<double>(), 500000e-9);
+  const gpurt::Json mm = gpurt::load_json_file(path("out/mm.json"));
+  EXPECT_EQ(mm["block_count"], 1024);
+  EXPECT_EQ(mm["times"][2]["block_count"], 1024);
+  EXPECT_EQ(mm["times"][2]["block_smids"].size(), 1024U);
+}
+
+TEST_F(BenchCli, PlotCdfAndCompare) {
+  const std::string config = GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json";
+  ASSERT_EQ(cli("bench " + config + " --platform jetson-tx2 --out " + path("a")).code, 0);
+  ASSERT_EQ(cli("simulate " + config + " --platform jetson-tx2 --out " + path("b")).code, 0);
+  Outcome r = cli("plot " + path("a") + "/cutahead_1.json " + path("a") + "/cutahead_2.json --cdf " +
+                  path("cdf.svg"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cdf = gpurt::read_text_file(path("cdf.svg"));
+  EXPECT_NE(cdf.find("Released first"), std::string::npos);
+  EXPECT_NE(cdf.find("Released second"), std::string::npos);
+  EXPECT_NE(cdf.find("response time (ms)"), std::string::npos);
+  r = cli("plot --compare " + path("a") + " " + path("b") + " --svg " + path("cmp.svg") + " --cdf " +
+          path("c2.svg"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cmp = gpurt::read_text_file(path("cmp.svg"));
+  EXPECT_NE(cmp.find("predicted (simulated): Cutting ahead test"), std::string::npos);
+  EXPECT_NE(cmp.find("measured: Cutting ahead test"), std::string::npos);
+  EXPECT_EQ(cmp.rfind("<svg", 0), 0U);
+  // A missing folder: exit 2, nothing written.
+  r = cli("plot --compare " + path("a") + " " + path("nope") + " --svg " + path("x.svg") + " --cdf " +
+          path("y.svg"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("x.svg")));
+  EXPECT_FALSE(fs::exists(path("y.svg")));
+}
+
+}  // namespace

@@ -1,0 +1,141 @@
+// The gpu backend on a real device (scripts/gpu-check runs these on a lent GPU). Without a
+// usable GPU every test here is SKIPPED with the reason.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "gpurt/bench/bench.hpp"
+#include "gpurt/core/cuda_probe.hpp"
+#include "gpurt/core/json.hpp"
+#include "gpurt/runtime/partition.hpp"
+
+namespace {
+
+// A preset with the device's SM count (masks and lanes must mean the device's SMs).
+const gpurt::Platform* device_platform(std::string& why) {
+  const gpurt::ProbeResult probe = gpurt::probe_gpus();
+  if (probe.devices.empty()) {
+    why = probe.built_with_cuda ? "no CUDA device: " + probe.reason : "gpurt was built without CUDA";
+    return nullptr;
+  }
+  for (const gpurt::Platform& p : gpurt::platform_presets()) {
+    if (p.vendor == gpurt::Vendor::nvidia && p.sms == probe.devices[0].sms) return &p;
+  }
+  why = "no preset with " + std::to_string(probe.devices[0].sms) + " SMs";
+  return nullptr;
+}
+
+gpurt::Scenario scenario(const std::string& text, const gpurt::Platform& p) {
+  return gpurt::parse_scenario(gpurt::parse_json(text, "gpu.json"), "gpu.json", p, gpurt::gpu_only_plugins());
+}
+
+class GpuBench : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    _p = device_platform(why);
+    if (!_p) GTEST_SKIP() << why;
+  }
+  const gpurt::Platform* _p = nullptr;
+};
+
+TEST_F(GpuBench, TimerSpinMeasuredAgainstSimulated) {
+  const auto s = scenario(R"({"name": "spin", "max_iterations": 5, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin", "log_name": "a.json", "thread_count": 256, "block_count": 8,
+       "additional_info": 1000000},
+      {"filename": "timer_spin", "log_name": "b.json", "thread_count": 512, "block_count": 4,
+       "additional_info": 2000000, "release_time": 0.001}]})",
+                          *_p);
+  const auto measured = gpurt::run_bench(s, *_p, gpurt::BenchBackend::gpu).trace;
+  const auto predicted = gpurt::run_bench(s, *_p, gpurt::BenchBackend::sim).trace;
+  ASSERT_EQ(measured.instances.size(), 2U);
+  EXPECT_FALSE(measured.simulated);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& m = measured.instances[i];
+    const auto& q = predicted.instances[i];
+    ASSERT_EQ(m.iterations.size(), q.iterations.size());
+    const gpurt::Nanos spin = s.instances[i].actions[0].kernel.block_time;
+    for (std::size_t k = 0; k < m.iterations.size(); ++k) {
+      const auto& mk = m.iterations[k].kernels.at(0);
+      ASSERT_EQ(mk.blocks.size(), q.iterations[k].kernels.at(0).blocks.size());
+      for (const auto& b : mk.blocks) {
+        EXPECT_GE(b.end - b.start, spin);
+        EXPECT_LT(b.end - b.start, spin + gpurt::Nanos{500'000});  // spin + 0.5 ms slack
+        EXPECT_GE(b.sm, 0);
+        EXPECT_LT(b.sm, _p->sms);
+        // Clock alignment: the block ran between the launch call and the synchronize.
+        EXPECT_GE(b.start, mk.launch_before - gpurt::Nanos{100'000});
+        EXPECT_LE(b.end, *mk.sync_after + gpurt::Nanos{100'000});
+      }
+      // The simulator has no launch overhead: a prediction is a lower bound here.
+      const auto me = m.iterations[k].execute_end - m.iterations[k].execute_start;
+      const auto qe = q.iterations[k].execute_end - q.iterations[k].execute_start;
+      EXPECT_GE(me, qe);
+    }
+  }
+}
+
+TEST_F(GpuBench, SmMaskKeepsEveryBlockInside) {
+  // "~0xf": units 0..3 enabled (a set bit disables, ~ inverts: libsmctrl's convention).
+  const auto s = scenario(R"({"name": "mask", "max_iterations": 3, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin", "thread_count": 128, "block_count": 64, "additional_info": 200000,
+       "sm_mask": "~0xf"}]})",
+                          *_p);
+  const std::set<int> allowed = [&] {
+    std::set<int> a;
+    for (std::size_t sm = 0; sm < s.instances[0].sm_mask.size(); ++sm)
+      if (s.instances[0].sm_mask[sm]) a.insert(static_cast<int>(sm));
+    return a;
+  }();
+  gpurt::Trace t;
+  try {
+    t = gpurt::run_bench(s, *_p, gpurt::BenchBackend::gpu).trace;
+  } catch (const gpurt::Error& e) {
+    GTEST_SKIP() << "no partition backend can express the mask here: " << e.what();
+  }
+  bool libsmctrl = false;
+  for (const auto& b : gpurt::partition_backends()) libsmctrl |= b.name == "libsmctrl" && b.available;
+  std::set<int> used;
+  for (const auto& it : t.instances[0].iterations)
+    for (const auto& b : it.kernels.at(0).blocks) used.insert(b.sm);
+  if (libsmctrl) {
+    for (int sm : used) EXPECT_TRUE(allowed.count(sm)) << "block on SM " << sm << " outside the mask";
+  } else {
+    // Green contexts choose which physical SMs form a group: only the count is guaranteed.
+    EXPECT_LE(used.size(), allowed.size());
+  }
+}
+
+TEST_F(GpuBench, EveryPluginRunsInProcesses) {
+  const auto s = scenario(R"({"name": "all", "max_iterations": 2, "max_time": 0, "use_processes": true,
+      "sync_every_iteration": true, "do_warmup": true, "benchmarks": [
+      {"filename": "counter_spin", "thread_count": 64, "block_count": 4, "additional_info": 10000},
+      {"filename": "multikernel", "thread_count": 0, "block_count": 0, "additional_info": [
+        {"kernel_label": "K1", "duration": 100000, "block_count": 2, "thread_count": 64},
+        {"kernel_label": "K2", "duration": 100000, "block_count": 3, "thread_count": 64, "delay": 0.0001}]},
+      {"filename": "stream_action", "thread_count": 64, "block_count": 2, "additional_info": {"actions": [
+        {"type": "malloc", "parameters": {"size": 4096}},
+        {"type": "memcpy", "parameters": {"size": 65536, "direction": "hostToDevice"}},
+        {"type": "kernel", "parameters": {"duration": 100000}},
+        {"type": "synchronize"},
+        {"type": "free"}]}},
+      {"filename": "matrix_multiply", "thread_count": 256, "block_count": 1,
+       "additional_info": {"matrix_width": 256}},
+      {"filename": "random_walk", "thread_count": 32, "block_count": 2, "data_size": 1048576,
+       "additional_info": 1000},
+      {"filename": "cufft", "thread_count": 1, "block_count": 1, "additional_info": {"size": 4096}}]})",
+                          *_p);
+  const auto t = gpurt::run_bench(s, *_p, gpurt::BenchBackend::gpu).trace;
+  ASSERT_EQ(t.instances.size(), 6U);
+  const std::size_t kernels[] = {1, 2, 1, 1, 1, 1};
+  const std::size_t blocks[] = {4, 2, 2, 256, 2, 0};
+  for (std::size_t i = 0; i < 6; ++i) {
+    ASSERT_EQ(t.instances[i].iterations.size(), 2U) << s.instances[i].plugin;
+    const auto& it = t.instances[i].iterations[0];
+    ASSERT_EQ(it.kernels.size(), kernels[i]) << s.instances[i].plugin;
+    EXPECT_EQ(it.kernels[0].blocks.size(), blocks[i]) << s.instances[i].plugin;
+    EXPECT_TRUE(it.kernels[0].sync_after.has_value());
+  }
+}
+
+}  // namespace

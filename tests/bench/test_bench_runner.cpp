@@ -1,0 +1,195 @@
+// The host runner (Dissertation §3.3.2 steps 2-5) with a CPU-only plugin, so it runs without a
+// GPU: iterations, release times, warm-up, the per-iteration barrier, threads and processes,
+// failures; and the process pipe's trace encoding.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "gpurt/bench/runner.hpp"
+#include "gpurt/core/error.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<int> g_executes{0};
+
+// Sleeps (instance index + 1) ms in execute and reports one "kernel" of one block.
+class SleepPlugin final : public gpurt::BenchPlugin {
+ public:
+  explicit SleepPlugin(bool fail) : _fail(fail) {}
+  void initialize(const gpurt::PluginContext& ctx) override { _ctx = ctx; }
+  void execute(gpurt::IterationRecord& it) override {
+    ++g_executes;
+    if (_ctx.instance->label == "die") std::raise(SIGKILL);  // a worker process that crashes
+    if (_fail) throw gpurt::Error("plugin failed on purpose");
+    gpurt::KernelRecord k;
+    k.name = "sleep";
+    k.block_count = 1;
+    k.launch_before = _ctx.now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(_ctx.instance->block_count));
+    k.launch_after = k.sync_after.emplace(_ctx.now());
+    k.blocks.push_back({k.launch_before, k.launch_after, 0});
+    it.kernels.push_back(std::move(k));
+  }
+
+ private:
+  bool _fail;
+  gpurt::PluginContext _ctx;
+};
+
+class SleepBackend final : public gpurt::WorkerBackend {
+ public:
+  std::unique_ptr<gpurt::BenchPlugin> open(gpurt::PluginContext& ctx) override {
+    auto p = std::make_unique<SleepPlugin>(ctx.instance->label == "fail");
+    p->initialize(ctx);
+    return p;
+  }
+};
+
+gpurt::Scenario scenario(int instances, std::int64_t iterations, bool processes, bool sync) {
+  gpurt::Scenario s;
+  s.name = "runner";
+  s.use_processes = processes;
+  s.sync_every_iteration = sync;
+  for (int i = 0; i < instances; ++i) {
+    gpurt::ScenarioInstance in;
+    in.plugin = "sleep";
+    in.log_name = "i" + std::to_string(i) + ".json";
+    in.block_count = i + 1;  // ms per iteration
+    in.max_iterations = iterations;
+    in.release_time = gpurt::Nanos{std::int64_t{i} * 5'000'000};  // 0, 5, 10 ms
+    s.instances.push_back(in);
+  }
+  return s;
+}
+
+class Runner : public ::testing::TestWithParam<bool> {};  // param: use_processes
+
+TEST_P(Runner, IterationsAndReleaseTimes) {
+  const auto s = scenario(3, 4, GetParam(), false);
+  SleepBackend backend;
+  const auto traces = gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+  ASSERT_EQ(traces.size(), 3U);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& t = traces[i];
+    EXPECT_EQ(t.log_name, s.instances[i].log_name);
+    EXPECT_EQ(t.stream, static_cast<int>(i));
+    ASSERT_EQ(t.iterations.size(), 4U);
+    // Released no earlier than release_time after the common start.
+    EXPECT_GE(t.iterations[0].copy_in_start, s.instances[i].release_time);
+    for (const auto& it : t.iterations) {
+      EXPECT_LE(it.copy_in_start, it.execute_start);
+      EXPECT_LE(it.execute_end, it.copy_out_end);
+      ASSERT_EQ(it.kernels.size(), 1U);
+      // The plugin slept (i + 1) ms inside execute.
+      EXPECT_GE(it.execute_end - it.execute_start, std::chrono::milliseconds(i + 1));
+    }
+  }
+}
+
+TEST_P(Runner, BarrierEveryIteration) {
+  const auto s = scenario(3, 5, GetParam(), true);
+  SleepBackend backend;
+  const auto traces = gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+  // Iteration k of any instance starts only after every instance finished iteration k-1.
+  for (std::size_t k = 1; k < 5; ++k) {
+    gpurt::Nanos latest_end{0};
+    for (const auto& t : traces) latest_end = std::max(latest_end, t.iterations.at(k - 1).copy_out_end);
+    for (const auto& t : traces) EXPECT_GE(t.iterations.at(k).copy_in_start, latest_end) << "iteration " << k;
+  }
+}
+
+TEST_P(Runner, FailureNamesTheInstanceAndStopsTheOthers) {
+  auto s = scenario(2, 3, GetParam(), true);
+  s.instances[1].label = "fail";
+  SleepBackend backend;
+  try {
+    gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+    FAIL() << "expected an error";
+  } catch (const gpurt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("benchmark 1 (i1.json): plugin failed on purpose"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreadsAndProcesses, Runner, ::testing::Values(false, true),
+                         [](const auto& p) { return p.param ? "processes" : "threads"; });
+
+TEST(RunnerProcesses, ADeadWorkerStopsTheRunInsteadOfHangingAtTheBarrier) {
+  auto s = scenario(3, 50, true, true);
+  s.instances[1].label = "die";
+  SleepBackend backend;
+  try {
+    gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+    FAIL() << "expected an error";
+  } catch (const gpurt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("benchmark 1 (i1.json): worker process killed by signal 9"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RunnerThreads, WarmupIterationIsRunButNotRecorded) {
+  auto s = scenario(2, 3, false, false);
+  s.do_warmup = true;
+  g_executes = 0;
+  SleepBackend backend;
+  const auto traces = gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+  EXPECT_EQ(g_executes.load(), 2 * 4);
+  for (const auto& t : traces) EXPECT_EQ(t.iterations.size(), 3U);
+}
+
+TEST(RunnerThreads, MaxTimeStopsAnInstance) {
+  auto s = scenario(1, 0, false, false);
+  s.instances[0].max_time = gpurt::Nanos{20'000'000};  // 20 ms of 1-ms iterations
+  SleepBackend backend;
+  const auto traces = gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+  const auto n = traces[0].iterations.size();
+  EXPECT_GE(n, 2U);
+  EXPECT_LE(n, 21U);
+  EXPECT_LT(traces[0].iterations.back().copy_in_start, gpurt::Nanos{20'000'000});
+}
+
+TEST(TraceCodec, RoundTripIsExact) {
+  gpurt::InstanceTrace t;
+  t.benchmark_name = "timer_spin";
+  t.label = "L \"q\"";
+  t.log_name = "a/b.json";
+  t.release_time = gpurt::Nanos{250'000'000};
+  t.thread_count = 512;
+  t.block_count = 7;
+  t.data_size = 9;
+  t.stream = 3;
+  gpurt::IterationRecord it;
+  it.copy_in_start = gpurt::Nanos{1};
+  it.copy_in_end = gpurt::Nanos{2};
+  it.execute_start = gpurt::Nanos{3};
+  it.execute_end = gpurt::Nanos{40};
+  it.copy_out_start = gpurt::Nanos{41};
+  it.copy_out_end = gpurt::Nanos{42};
+  gpurt::KernelRecord k;
+  k.name = "K1";
+  k.block_count = 2;
+  k.thread_count = 64;
+  k.shared_memory = 4096;
+  k.launch_before = gpurt::Nanos{4};
+  k.launch_after = gpurt::Nanos{5};
+  k.blocks = {{gpurt::Nanos{6}, gpurt::Nanos{30}, 1}, {gpurt::Nanos{7}, gpurt::Nanos{31}, 0}};
+  it.kernels.push_back(k);
+  k.sync_after = gpurt::Nanos{39};
+  it.kernels.push_back(k);
+  t.iterations.push_back(it);
+  const gpurt::InstanceTrace u = gpurt::decode_instance(gpurt::encode_instance(t));
+  EXPECT_EQ(gpurt::encode_instance(u), gpurt::encode_instance(t));
+  EXPECT_EQ(u.label, t.label);
+  EXPECT_FALSE(u.iterations[0].kernels[0].sync_after.has_value());
+  EXPECT_EQ(u.iterations[0].kernels[1].sync_after, gpurt::Nanos{39});
+  EXPECT_EQ(u.iterations[0].kernels[1].blocks[1].end, gpurt::Nanos{31});
+}
+
+}  // namespace
