@@ -3,14 +3,11 @@
 // GPU and bad configs exit 2 and write nothing.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "../cli/cli_fixture.hpp"
 #include "gpurt/bench/results.hpp"
 #include "gpurt/core/cuda_probe.hpp"
 #include "gpurt/core/io.hpp"
@@ -22,39 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using gpurt::test::Outcome;
 
-class BenchCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    _dir = fs::temp_directory_path() / ("gpurt-bench-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(_dir);
-    fs::create_directories(_dir);
-  }
-  void TearDown() override { fs::remove_all(_dir); }
-
-  Outcome cli(const std::string& args) {
-    const std::string out = (_dir / "stdout").string(), err = (_dir / "stderr").string();
-    const std::string cmd = std::string(GPURT_CLI) + " " + args + " >" + out + " 2>" + err;
-    const int status = std::system(cmd.c_str());
-    Outcome r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = gpurt::read_text_file(out);
-    r.err = gpurt::read_text_file(err);
-    return r;
-  }
-  std::string path(const std::string& name) const { return (_dir / name).string(); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(_dir / name) << text;
-    return path(name);
-  }
-
-  fs::path _dir;
-};
+class BenchCli : public gpurt::test::CliTest {};
 
 std::vector<std::string> files_in(const std::string& dir) {
   std::vector<std::string> names;
