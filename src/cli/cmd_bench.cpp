@@ -24,8 +24,24 @@ namespace {
 
 struct BenchArgs {
   std::string config, backend = "sim", platform, out, svg;
+  std::vector<std::string> plugin_libs;
   bool json = false;
 };
+
+// Plugin libraries are user input: one that cannot be loaded is bad input (exit 2).
+PluginRegistry load_libraries(const std::vector<std::string>& paths) {
+  PluginRegistry libs;
+  for (const std::string& p : paths) {
+    try {
+      load_plugin_library(p, libs);
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError("--plugin-lib", e.what());
+    }
+  }
+  return libs;
+}
 
 void run_bench_command(const BenchArgs& a) {
   const BenchBackend backend = parse_backend(a.backend);
@@ -41,8 +57,9 @@ void run_bench_command(const BenchArgs& a) {
     if (why.rfind("device 0 has ", 0) != 0) throw InputError("--backend gpu", "no usable GPU: " + why);
     throw InputError("--platform", "", "", "give the preset or platform file of this GPU (" + why + ")");
   }
-  const Scenario scenario = load_bench_scenario(a.config, platform, backend);
-  const BenchResult result = run_bench(scenario, platform, backend);
+  const PluginRegistry libraries = load_libraries(a.plugin_libs);
+  const Scenario scenario = load_bench_scenario(a.config, platform, backend, &libraries);
+  const BenchResult result = run_bench(scenario, platform, backend, &libraries);
   // Only now, with the whole run complete, is anything written.
   write_results(result.trace, a.out);
   if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(result.trace));
@@ -73,7 +90,8 @@ void add_bench(CLI::App& app) {
       "stream, after its release_time, for max_iterations or max_time. One examiner result file per\n"
       "instance, the same schema for both backends. --backend gpu needs a CUDA GPU and exits 2 without\n"
       "one; plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action,\n"
-      "matrix_multiply, random_walk, cufft. See docs/bench.md.\n"
+      "matrix_multiply, random_walk, cufft; more from plugin libraries (--plugin-lib, gpu only).\n"
+      "See docs/bench.md.\n"
       "Examples:\n"
       "  gpurt bench examples/sim/cut_ahead.json --backend sim --platform jetson-tx2 --out predicted/\n"
       "  gpurt bench examples/sim/cut_ahead.json --backend gpu --platform h100 --out measured/\n"
@@ -84,6 +102,10 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--platform", args->platform, "Preset id or platform file (the GPU, real or simulated)");
   cmd->add_option("--out", args->out, "Folder for the result files")->required();
   cmd->add_option("--svg", args->svg, "Also write a timeline picture");
+  cmd->add_option("--plugin-lib", args->plugin_libs,
+                  "A plugin library (shared object exporting gpurt_bench_plugins) to load; repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->callback([args] { run_bench_command(*args); });
 }

@@ -140,6 +140,32 @@ TEST_F(BenchCli, BadConfigsExit2WithPathAndNoFiles) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST_F(BenchCli, PluginLibrariesAreGpuOnlyAndBadOnesExit2) {
+  const std::string out = path("out");
+  const std::string cfg =
+      write("lib.json", R"({"name": "lib", "max_iterations": 2, "max_time": 0, "benchmarks": [
+      {"filename": "./bin/cpu_sleep.so", "thread_count": 1, "block_count": 1, "additional_info": 500}]})");
+  const std::string lib = std::string(" --plugin-lib ") + GPURT_TEST_PLUGIN_LIB;
+  Outcome r = cli("bench " + cfg + " --backend sim --platform h100 --out " + out + lib);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("plugin \"cpu_sleep\" cannot be simulated"), std::string::npos) << r.err;
+  r = cli("bench " + cfg + " --backend gpu --platform h100 --out " + out + " --plugin-lib " +
+          path("none.so"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("gpurt: error: --plugin-lib: plugin library " + path("none.so")), std::string::npos)
+      << r.err;
+  r = cli("bench " + cfg + " --backend gpu --platform h100 --out " + out + lib + " --plugin-lib " +
+          GPURT_TEST_PLUGIN_LIB);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("is already registered"), std::string::npos) << r.err;
+  if (gpurt::probe_gpus().devices.empty()) {  // the library loads; the missing GPU stops the run
+    r = cli("bench " + cfg + " --backend gpu --platform h100 --out " + out + lib);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("no usable GPU"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(BenchCli, HelpHasAnExampleAndSimNeedsAPlatform) {
   Outcome r = cli("bench --help");
   EXPECT_EQ(r.code, 0);

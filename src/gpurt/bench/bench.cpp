@@ -26,9 +26,14 @@ const std::vector<std::string>& gpu_only_plugins() {
   return names;
 }
 
-Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend) {
+Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
+                             const PluginRegistry* libraries) {
   if (backend == BenchBackend::sim) return load_scenario(path, platform);
-  return parse_scenario(load_json_file(path), path, platform, gpu_only_plugins());
+  std::vector<std::string> accepted = gpu_only_plugins();
+  if (libraries != nullptr) {
+    for (std::string& n : libraries->names()) accepted.push_back(std::move(n));
+  }
+  return parse_scenario(load_json_file(path), path, platform, accepted);
 }
 
 namespace {
@@ -92,7 +97,8 @@ std::string gpu_backend_unavailable(const Platform& platform) {
   return "";
 }
 
-BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchBackend backend) {
+BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchBackend backend,
+                      const PluginRegistry* libraries) {
   BenchResult out;
   if (backend == BenchBackend::sim) {
     SimResult r = simulate(scenario, platform);
@@ -102,7 +108,7 @@ BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchB
   }
   const std::string why = gpu_backend_unavailable(platform);
   if (!why.empty()) throw InputError("--backend gpu", "no usable GPU: " + why);
-  std::unique_ptr<WorkerBackend> gpu = make_gpu_backend();
+  std::unique_ptr<WorkerBackend> gpu = make_gpu_backend(libraries);
   out.trace.scenario_name = scenario.name;
   out.trace.platform = platform.id;
   out.trace.sms = platform.sms;

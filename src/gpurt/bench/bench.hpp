@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpurt/bench/plugin.hpp"
 #include "gpurt/model/platform.hpp"
 #include "gpurt/model/scenario.hpp"
 #include "gpurt/sim/simulate.hpp"
@@ -23,9 +24,11 @@ BenchBackend parse_backend(const std::string& text);
 const std::vector<std::string>& gpu_only_plugins();
 
 /// Reads CONFIG with the one examiner parser (model/scenario), which checks every plugin's
-/// additional_info for both backends; the gpu backend also accepts gpu_only_plugins().
+/// additional_info for both backends; the gpu backend also accepts gpu_only_plugins() and the
+/// plugins of `libraries` (load_plugin_library), whose additional_info is theirs to check.
 /// Throws InputError.
-Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend);
+Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
+                             const PluginRegistry* libraries = nullptr);
 
 /// Why the gpu backend cannot run here ("" when it can): built without CUDA, no driver, no
 /// device, or a device whose SM count differs from `platform` (masks would mean other SMs).
@@ -38,7 +41,9 @@ struct BenchResult {
 };
 
 /// Runs the scenario. `gpu` without a usable GPU throws InputError("--backend", "", "gpu",
-/// reason) before anything runs (the CLI exits 2 and writes nothing).
-BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchBackend backend);
+/// reason) before anything runs (the CLI exits 2 and writes nothing). `libraries` holds plugins
+/// loaded from plugin libraries, used by the gpu backend after the built-in ones.
+BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchBackend backend,
+                      const PluginRegistry* libraries = nullptr);
 
 }  // namespace gpurt

@@ -63,9 +63,12 @@ const PluginRegistry& registry() {
 
 class GpuWorkerBackend final : public WorkerBackend {
  public:
+  explicit GpuWorkerBackend(const PluginRegistry* libraries) : _libraries(libraries) {}
+
   std::unique_ptr<BenchPlugin> open(PluginContext& ctx) override {
     const ScenarioInstance& in = *ctx.instance;
     const PluginFactory* factory = registry().find(in.plugin);
+    if (!factory && _libraries != nullptr) factory = _libraries->find(in.plugin);
     if (!factory) throw Error(fmt::format("no gpu plugin \"{}\"", in.plugin));
     gpu::check(cudaSetDevice(0), "cudaSetDevice(0)");
     {
@@ -126,6 +129,7 @@ class GpuWorkerBackend final : public WorkerBackend {
     throw Error(fmt::format("sm_mask {} (SMs) cannot be applied{}", sm_mask_hex(in.sm_mask), reasons));
   }
 
+  const PluginRegistry* _libraries;
   std::mutex _mutex;
   std::once_flag _aligned;
   std::int64_t _offset = 0;
@@ -138,6 +142,8 @@ bool gpu_backend_built() noexcept { return true; }
 
 const PluginRegistry& gpu_plugins() { return registry(); }
 
-std::unique_ptr<WorkerBackend> make_gpu_backend() { return std::make_unique<GpuWorkerBackend>(); }
+std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry* libraries) {
+  return std::make_unique<GpuWorkerBackend>(libraries);
+}
 
 }  // namespace gpurt

@@ -17,7 +17,8 @@ bool gpu_backend_built() noexcept;
 /// stream_action, matrix_multiply, random_walk, cufft. Empty without CUDA.
 const PluginRegistry& gpu_plugins();
 
-/// Throws Error("gpurt was built without CUDA") without CUDA.
-std::unique_ptr<WorkerBackend> make_gpu_backend();
+/// The worker backend; a plugin name not built in is looked up in `libraries` (may be null),
+/// which must outlive the backend. Throws Error("gpurt was built without CUDA") without CUDA.
+std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry* libraries = nullptr);
 
 }  // namespace gpurt

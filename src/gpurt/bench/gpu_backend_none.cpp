@@ -11,6 +11,8 @@ const PluginRegistry& gpu_plugins() {
   return empty;
 }
 
-std::unique_ptr<WorkerBackend> make_gpu_backend() { throw Error("gpurt was built without CUDA"); }
+std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry*) {
+  throw Error("gpurt was built without CUDA");
+}
 
 }  // namespace gpurt

@@ -1,7 +1,8 @@
 // The microbenchmark plugin interface (Dissertation §3.3.2 steps 3-4): a plugin is initialised
 // once in its worker (thread or child process), then runs iterations of copy_in / execute /
-// copy_out, and is cleaned up. Plugins are C++ classes built into gpurt and found by name (the
-// basename of a config's "filename", e.g. "./bin/timer_spin.so" -> "timer_spin").
+// copy_out, and is cleaned up. Plugins are C++ classes found by name (the basename of a config's
+// "filename", e.g. "./bin/timer_spin.so" -> "timer_spin"): gpurt's built-in ones, and those of
+// plugin libraries a user loads with load_plugin_library (`gpurt bench --plugin-lib FILE`).
 #pragma once
 
 #include <functional>
@@ -52,10 +53,10 @@ class BenchPlugin {
 
 using PluginFactory = std::function<std::unique_ptr<BenchPlugin>()>;
 
-/// Built-in plugins by name. Not thread-safe to modify; the built-ins are registered before
-/// any run starts.
+/// Plugins by name. Not thread-safe to modify; every plugin is registered before a run starts.
 class PluginRegistry {
  public:
+  /// Adds `name`, replacing an earlier factory of the same name.
   void add(std::string name, PluginFactory factory);
   /// nullptr when `name` is unknown.
   const PluginFactory* find(const std::string& name) const;
@@ -64,5 +65,19 @@ class PluginRegistry {
  private:
   std::vector<std::pair<std::string, PluginFactory>> _plugins;
 };
+
+/// The plugin-library interface version; a library built against another one is refused.
+/// Bumped whenever BenchPlugin, PluginContext, PluginRegistry or the trace records change.
+inline constexpr int kBenchPluginAbi = 1;
+
+/// Loads a plugin library (a shared object built against this version of gpurt's headers and
+/// linked with libgpurt). It must export
+///   extern "C" int gpurt_bench_plugins(gpurt::PluginRegistry* registry, int abi);
+/// which adds its plugins to `registry` and returns 0, or returns nonzero to refuse (e.g. when
+/// `abi` != the kBenchPluginAbi it was built with). Returns the names the library added, sorted.
+/// Throws gpurt::Error naming the file when it cannot be loaded, lacks the entry point, refuses,
+/// adds nothing, or adds a name `registry` already has (a built-in cannot be replaced). The
+/// library stays loaded for the life of the process.
+std::vector<std::string> load_plugin_library(const std::string& path, PluginRegistry& registry);
 
 }  // namespace gpurt
