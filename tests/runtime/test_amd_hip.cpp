@@ -14,10 +14,11 @@ using namespace gpurt;
 
 namespace {
 
-// The keys a KFD node's properties file carries (others omitted): a Radeon VII (gfx906) has
+// The keys a KFD node's properties file carries (others omitted; unique_id is a u64 beyond
+// long long, which must not stop the reading): a Radeon VII (gfx906) has
 // 240 SIMDs, 4 per CU -> 60 CUs; 4 shader arrays, 1 per engine -> 4 SEs (Dissertation §2.3).
 constexpr const char* kRadeonVii =
-    "cpu_cores_count 0\nsimd_count 240\nmem_banks_count 1\nsimd_per_cu 4\n"
+    "cpu_cores_count 0\nunique_id 18446744073709551615\nsimd_count 240\nmem_banks_count 1\nsimd_per_cu 4\n"
     "gfx_target_version 90006\narray_count 4\nsimd_arrays_per_engine 1\ncu_per_simd_array 15\n";
 // An MI100 (gfx908): 480 SIMDs -> 120 CUs; 8 arrays -> 8 SEs.
 constexpr const char* kMi100 = "simd_count 480\nsimd_per_cu 4\narray_count 8\nsimd_arrays_per_engine 1\n";

@@ -69,12 +69,18 @@ const HipApi& hip_api() {
   return api;
 }
 
+// "key value" lines. Values the CU count does not need may be 64-bit unsigned (hive_id,
+// unique_id) or otherwise unreadable as long long: such lines are skipped, not fatal.
 std::map<std::string, long long, std::less<>> parse_properties(std::string_view text) {
   std::map<std::string, long long, std::less<>> out;
   std::istringstream in{std::string(text)};
-  std::string key;
-  long long value = 0;
-  while (in >> key >> value) out[key] = value;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    long long value = 0;
+    if (fields >> key >> value) out[key] = value;
+  }
   return out;
 }
 
