@@ -26,7 +26,7 @@ const gpurt::Platform* device_platform(std::string& why) {
 }
 
 gpurt::Scenario scenario(const std::string& text, const gpurt::Platform& p) {
-  return gpurt::parse_scenario(gpurt::parse_json(text, "gpu.json"), "gpu.json", p, gpurt::gpu_only_plugins());
+  return gpurt::parse_scenario(gpurt::parse_json(text, "gpu.json"), "gpu.json", p);
 }
 
 class GpuBench : public ::testing::Test {

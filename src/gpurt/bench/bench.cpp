@@ -21,18 +21,11 @@ BenchBackend parse_backend(const std::string& text) {
   throw InputError("--backend " + text, "must be \"gpu\" or \"sim\"");
 }
 
-const std::vector<std::string>& gpu_only_plugins() {
-  static const std::vector<std::string> names;
-  return names;
-}
-
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
                              const PluginRegistry* libraries) {
   if (backend == BenchBackend::sim) return load_scenario(path, platform);
-  std::vector<std::string> accepted = gpu_only_plugins();
-  if (libraries != nullptr) {
-    for (std::string& n : libraries->names()) accepted.push_back(std::move(n));
-  }
+  const std::vector<std::string> accepted =
+      libraries != nullptr ? libraries->names() : std::vector<std::string>{};
   return parse_scenario(load_json_file(path), path, platform, accepted);
 }
 

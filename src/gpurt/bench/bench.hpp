@@ -19,14 +19,9 @@ enum class BenchBackend { sim, gpu };
 /// "sim" or "gpu"; throws InputError naming `--backend` otherwise.
 BenchBackend parse_backend(const std::string& text);
 
-/// Plugins only the gpu backend runs (no simulator timing model). None today: every built-in
-/// plugin, cufft included (model/cufft_model), has one; the list is where a GPU-only plugin goes.
-const std::vector<std::string>& gpu_only_plugins();
-
 /// Reads CONFIG with the one examiner parser (model/scenario), which checks every plugin's
-/// additional_info for both backends; the gpu backend also accepts gpu_only_plugins() and the
-/// plugins of `libraries` (load_plugin_library), whose additional_info is theirs to check.
-/// Throws InputError.
+/// additional_info for both backends; the gpu backend also accepts the plugins of `libraries`
+/// (load_plugin_library), whose additional_info is theirs to check. Throws InputError.
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
                              const PluginRegistry* libraries = nullptr);
 
