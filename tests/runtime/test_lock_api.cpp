@@ -116,6 +116,26 @@ TEST(SmlpLock, GrantsLargestAllowedSizeThatFitsLowestUnitsFirst) {
   EXPECT_EQ(gpurt::mask_units(g4.mask()), (std::vector<int>{4, 5, 6}));
 }
 
+TEST(SmlpLock, GrantsAndReturnsUnitsInEveryMaskWord) {
+  Named n;
+  gpurt::SmlpLock lock(n.name, 256);
+  const int big[] = {1, 130};
+  auto g1 = lock.lock(big);  // units 0..129: words 0, 1 and bits 0..1 of word 2
+  EXPECT_EQ(g1.units(), 130);
+  EXPECT_EQ(g1.mask().bits[2], 0x3U);
+  const int one[] = {1};
+  auto g2 = lock.lock(one);  // the lowest free unit is 130
+  EXPECT_EQ(gpurt::mask_units(g2.mask()), (std::vector<int>{130}));
+  const int rest[] = {1, 125};
+  auto g3 = lock.lock(rest);  // 125 free -> units 131..255, the top of word 3 included
+  EXPECT_EQ(g3.units(), 125);
+  EXPECT_EQ(g3.mask().bits[3], ~std::uint64_t{0});
+  g1.release();
+  auto g4 = lock.lock(one);  // unit 0 is back
+  EXPECT_EQ(gpurt::mask_units(g4.mask()), (std::vector<int>{0}));
+  EXPECT_EQ(g4.info().free_before, 130);
+}
+
 TEST(SmlpUnlock, RefusesDoubleUnlockForeignUnitsAndOutOfRange) {
   Named n;
   gpurt_smlp* l = gpurt_smlp_open(n.name.c_str(), 70, GPURT_POLICY_FIFO);

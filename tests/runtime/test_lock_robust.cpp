@@ -81,6 +81,29 @@ TEST(SmlpRobust, KilledHolderUnitsComeBack) {
   alarm(0);
 }
 
+// A request that finds a unit free never waits, so no waiter's poll would notice the dead holder:
+// the grant itself must look, or every later request would get 2 units instead of 8.
+TEST(SmlpRobust, KilledHolderUnitsComeBackWithoutAWaiter) {
+  alarm(60);
+  const std::string name = gpurt::test::unique_name("robust");
+  gpurt::SmlpLock lock(name, 8);
+  Pipe p;
+  const pid_t child = spawn_holder(name, 8, {1, 6}, p.fd[1]);
+  wait_byte(p.fd[0]);
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);  // reaped: the pid is gone
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));  // past the check period
+  const int all[] = {1, 2, 8};
+  auto g = lock.lock(all);
+  EXPECT_EQ(g.units(), 8);
+  EXPECT_EQ(g.info().free_before, 8);
+  EXPECT_EQ(lock.waiting(), 0);
+  g.release();
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
+}
+
 TEST(SmlpRobust, KilledWaiterLeavesTheQueue) {
   alarm(60);
   const std::string name = gpurt::test::unique_name("robust");

@@ -59,12 +59,6 @@ std::vector<int> allowed_sizes_by_rho(std::span<const Nanos> wcet_by_units, doub
   return sizes;
 }
 
-int smlp_grant(std::span<const int> allowed, int free_units) noexcept {
-  // allowed is ascending: the answer is the last entry <= free_units.
-  const auto it = std::upper_bound(allowed.begin(), allowed.end(), free_units);
-  return it == allowed.begin() ? 0 : *std::prev(it);
-}
-
 SmlpResult analyse_smlp(const SmlpSystem& system, const SmlpOptions& options) {
   validate(system.platform);
   SmlpResult result;

@@ -2,6 +2,8 @@
 // (FFT/SMLP seed §III-B, §III-D). Pure functions of a task system.
 #pragma once
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,8 +22,12 @@ std::vector<int> allowed_sizes_by_rho(std::span<const Nanos> wcet_by_units, doub
 
 /// The SMLP allocation rule (FFT/SMLP §III-A): a satisfied request gets the largest size in
 /// `allowed` (ascending) not above `free_units`; 0 when even the smallest does not fit.
-/// The one definition used by the analysis, the simulator and the runtime lock.
-int smlp_grant(std::span<const int> allowed, int free_units) noexcept;
+/// The one definition used by the analysis, the simulator and the runtime lock (inline: the
+/// lock calls it inside its critical section).
+inline int smlp_grant(std::span<const int> allowed, int free_units) noexcept {
+  const auto it = std::upper_bound(allowed.begin(), allowed.end(), free_units);
+  return it == allowed.begin() ? 0 : *std::prev(it);
+}
 
 struct SmlpOptions {
   /// Replaces the ρ of every task that selects its sizes by ρ (explicit allowed_units still win).

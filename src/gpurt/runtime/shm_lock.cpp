@@ -1,15 +1,19 @@
 #include "gpurt/runtime/shm_lock.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
+#include <iterator>
 #include <new>
 #include <string_view>
 #include <thread>
@@ -70,9 +74,16 @@ void check_invariants([[maybe_unused]] const Segment& s) {
 #endif
 }
 
+std::uint64_t monotonic_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 // Rebuilds the free set and the queue from the owner table after dropping dead processes' units
 // and requests. Run when a waiter times out and when the mutex's previous owner died in it.
 void reclaim(Segment& s) {
+  s.last_check_ns = monotonic_ns();
   // Units usually come in runs of one owner: remember the last few answers (/proc reads).
   struct Known {
     std::int32_t pid;
@@ -111,26 +122,58 @@ void reclaim(Segment& s) {
   if (std::atomic<std::uint32_t>* w = mark_head(s)) futex_wake(w, 1);
 }
 
+// Units of a process that died while holding them come back when a waiter's poll times out --
+// but a request that finds some unit free never waits, and would get less than it could for as
+// long as the dead process's units stay marked held. So a grant that would be smaller than the
+// request's largest size first looks for holders that are gone, at most once per kPoll per lock.
+// The look is kill(pid, 0) per distinct holder (a fraction of a microsecond each, inside the
+// critical section); only when one is gone does the full reclaim (with its /proc reads) run.
+// A zombie or a recycled pid passes this look: the waiters' poll still catches those.
+void recheck_if_short(Segment& s, std::span<const int> allowed) {
+  if (smlp_grant(allowed, s.free_count) == allowed.back()) return;
+  const std::uint64_t now = monotonic_ns();
+  if (now - s.last_check_ns < static_cast<std::uint64_t>(std::chrono::nanoseconds(kPoll).count())) return;
+  s.last_check_ns = now;
+  const std::int32_t mine = self().pid;
+  std::int32_t checked[8] = {};
+  int next = 0;
+  const int units = s.units.load(std::memory_order_relaxed);
+  for (int u = 0; u < units; ++u) {
+    const std::int32_t pid = s.owner[u].pid;
+    if (pid == 0 || pid == mine ||
+        std::find(std::begin(checked), std::end(checked), pid) != std::end(checked)) {
+      continue;
+    }
+    checked[next] = pid;
+    next = (next + 1) % 8;
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+      reclaim(s);
+      return;
+    }
+  }
+}
+
 // Grants smlp_grant(allowed, free) of the lowest-numbered free units to `me`.
 int grant(Segment& s, std::span<const int> allowed, const Identity& me, gpurt_mask* out, GrantInfo* info) {
   const int free = s.free_count;
   const int n = smlp_grant(allowed, free);
   assert(n >= 1 && n <= free);
-  *out = gpurt_mask{};
+  const Owner mine{me.pid, me.tid, me.start};
   int got = 0;
-  for (int w = 0; w < 4 && got < n; ++w) {
-    std::uint64_t avail = s.free_bits[w];
+  for (int w = 0; w < 4; ++w) {
+    std::uint64_t avail = got < n ? s.free_bits[w] : 0;
+    std::uint64_t take = 0;
     while (avail != 0 && got < n) {
       const int b = std::countr_zero(avail);
       avail &= avail - 1;
-      const int u = w * 64 + b;
-      assert(s.owner[u].pid == 0 && "unit granted twice");
-      s.owner[u] = Owner{me.pid, me.tid, me.start};
-      out->bits[w] |= std::uint64_t{1} << b;
+      assert(s.owner[w * 64 + b].pid == 0 && "unit granted twice");
+      s.owner[w * 64 + b] = mine;
+      take |= std::uint64_t{1} << b;
       ++got;
     }
+    s.free_bits[w] &= ~take;
+    out->bits[w] = take;  // word by word: a 16-byte copy of a local mask stalls store forwarding
   }
-  for (int w = 0; w < 4; ++w) s.free_bits[w] &= ~out->bits[w];
   s.free_count -= n;
   const std::uint64_t epoch = ++s.epoch;
   if (info != nullptr) {
@@ -139,6 +182,65 @@ int grant(Segment& s, std::span<const int> allowed, const Identity& me, gpurt_ma
   }
   check_invariants(s);
   return n;
+}
+
+// Whether `allowed` is already a valid request as the protocol keeps it: strictly ascending,
+// starting at 1, at most h.
+bool canonical(std::span<const int> allowed, int h) noexcept {
+  if (allowed.empty() || allowed.front() != 1 || allowed.back() > h) return false;
+  for (std::size_t i = 1; i < allowed.size(); ++i) {
+    if (allowed[i] <= allowed[i - 1]) return false;
+  }
+  return true;
+}
+
+// Sorts and deduplicates `in` into `sorted` (room for GPURT_MAX_UNITS), checking every size;
+// returns how many remain, or -errno with the reason. Insertion into a sorted array: cheap for
+// the few sizes a request names.
+[[gnu::cold]] int canonicalise(std::span<const int> in, int h, int* sorted) noexcept {
+  if (in.empty()) return fail(EINVAL, "allowed sizes are empty");
+  int n = 0;
+  for (int s : in) {
+    if (s < 1 || s > h) return fail(EINVAL, fmt::format("allowed size {} is outside 1..{} (H)", s, h));
+    int i = n;
+    while (i > 0 && sorted[i - 1] > s) --i;
+    if (i > 0 && sorted[i - 1] == s) continue;  // duplicate
+    for (int j = n; j > i; --j) sorted[j] = sorted[j - 1];
+    sorted[i] = s;
+    ++n;
+  }
+  if (sorted[0] != 1) {
+    return fail(EINVAL,
+                "allowed sizes must contain 1: a request is granted when one unit is free (FFT/SMLP §III-A)");
+  }
+  return n;
+}
+
+// The units of word w (0..3) that exist in a lock of h units.
+std::uint64_t word_range(int w, int h) noexcept {
+  const int lo = w * 64;
+  if (h >= lo + 64) return ~std::uint64_t{0};
+  if (h <= lo) return 0;
+  return (std::uint64_t{1} << (h - lo)) - 1;
+}
+
+// Why `held` may not be unlocked by `me` (called only when the fast check refused it): sets the
+// message and returns -errno.
+[[gnu::cold]] int refuse_unlock(const Segment& s, const gpurt_mask& held, const Identity& me,
+                                int h) noexcept {
+  for (int w = 0; w < 4; ++w) {
+    for (std::uint64_t bits = held.bits[w]; bits != 0; bits &= bits - 1) {
+      const int u = w * 64 + std::countr_zero(bits);
+      if (u >= h) return fail(EINVAL, fmt::format("unit {} is outside 0..{}", u, h - 1));
+      const Owner& o = s.owner[u];
+      if (o.pid == 0) return fail(EINVAL, fmt::format("unit {} is not held (double unlock?)", u));
+      if (o.pid != me.pid || o.tid != me.tid) {
+        return fail(EPERM, fmt::format("unit {} is held by process {} thread {}, not by the caller", u, o.pid,
+                                       o.tid));
+      }
+    }
+  }
+  return fail(EINVAL, "the mask to unlock is empty");
 }
 
 }  // namespace
@@ -179,31 +281,22 @@ void ShmLock::wait_for_wake(std::atomic<std::uint32_t>* word, bool* timed_out) n
 int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out, GrantInfo* info) noexcept {
   if (out == nullptr) return fail(EINVAL, "output mask is NULL");
   // Sizes as a sorted set, checked against H (fixed for SMLP locks; k-exclusion asks for {1}).
-  // Insertion into a sorted, duplicate-free array: cheap for the few sizes a request names.
-  const int h = units();
-  if (allowed_in.empty()) return fail(EINVAL, "allowed sizes are empty");
+  // Callers normally pass them that way already; only other inputs are copied and sorted.
+  const int h = _seg->units.load(std::memory_order_relaxed);
   int sorted[GPURT_MAX_UNITS];
-  int n = 0;
-  for (int s : allowed_in) {
-    if (s < 1 || s > h) return fail(EINVAL, fmt::format("allowed size {} is outside 1..{} (H)", s, h));
-    int i = n;
-    while (i > 0 && sorted[i - 1] > s) --i;
-    if (i > 0 && sorted[i - 1] == s) continue;  // duplicate
-    for (int j = n; j > i; --j) sorted[j] = sorted[j - 1];
-    sorted[i] = s;
-    ++n;
+  std::span<const int> allowed = allowed_in;
+  if (!canonical(allowed_in, h)) [[unlikely]] {
+    const int n = canonicalise(allowed_in, h, sorted);
+    if (n < 0) return n;
+    allowed = std::span<const int>(sorted, static_cast<std::size_t>(n));
   }
-  if (sorted[0] != 1) {
-    return fail(EINVAL,
-                "allowed sizes must contain 1: a request is granted when one unit is free (FFT/SMLP §III-A)");
-  }
-  const std::span<const int> allowed(sorted, static_cast<std::size_t>(n));
   const Identity& me = self();
   if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const std::uint64_t ticket = ++s.epoch;
   if (info != nullptr) info->ticket = ticket;
   if (s.waiting.load(std::memory_order_relaxed) == 0 && s.free_count > 0) {
+    recheck_if_short(s, allowed);
     const int granted = grant(s, allowed, me, out, info);
     leave();
     return granted;
@@ -233,6 +326,7 @@ int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out
     if (s.free_count > 0 && head(s) == slot) {
       w.in_use = 0;
       s.waiting.fetch_sub(1, std::memory_order_relaxed);
+      recheck_if_short(s, allowed);
       const int granted = grant(s, allowed, me, out, info);
       std::atomic<std::uint32_t>* next = mark_head(s);  // units left: the next request goes too
       leave();
@@ -249,43 +343,35 @@ int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out
 }
 
 int ShmLock::unlock(const gpurt_mask& held, std::uint64_t* epoch) noexcept {
+  // `held` is read word by word, never copied whole: callers have just written it word by word
+  // (grant), and a 16-byte load of 8-byte stores stalls store forwarding.
   const Identity& me = self();
   if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const int h = s.units.load(std::memory_order_relaxed);
+  // Every unit in the mask must exist and be held by this thread; nothing changes otherwise.
   int count = 0;
-  std::string problem;
-  int err = 0;
-  for (int w = 0; w < 4 && err == 0; ++w) {
-    for (std::uint64_t bits = held.bits[w]; bits != 0 && err == 0; bits &= bits - 1) {
-      const int u = w * 64 + std::countr_zero(bits);
+  bool ok = true;
+  for (int w = 0; w < 4 && ok; ++w) {
+    const std::uint64_t bits = held.bits[w];
+    if (bits == 0) continue;
+    ok = (bits & ~word_range(w, h)) == 0;
+    for (std::uint64_t b = bits; b != 0 && ok; b &= b - 1) {  // counts here: no popcnt on x86-64 v1
+      const Owner& o = s.owner[w * 64 + std::countr_zero(b)];
+      ok = o.pid == me.pid && o.tid == me.tid;
       ++count;
-      if (u >= h) {
-        err = EINVAL;
-        problem = fmt::format("unit {} is outside 0..{}", u, h - 1);
-      } else if (s.owner[u].pid == 0) {
-        err = EINVAL;
-        problem = fmt::format("unit {} is not held (double unlock?)", u);
-      } else if (s.owner[u].pid != me.pid || s.owner[u].tid != me.tid) {
-        err = EPERM;
-        problem = fmt::format("unit {} is held by process {} thread {}, not by the caller", u, s.owner[u].pid,
-                              s.owner[u].tid);
-      }
     }
   }
-  if (err == 0 && count == 0) {
-    err = EINVAL;
-    problem = "the mask to unlock is empty";
-  }
-  if (err != 0) {
+  if (!ok || count == 0) [[unlikely]] {
+    const int r = refuse_unlock(s, held, me, h);
     leave();
-    return fail(err, std::move(problem));
+    return r;
   }
   for (int w = 0; w < 4; ++w) {
-    for (std::uint64_t bits = held.bits[w]; bits != 0; bits &= bits - 1) {
-      s.owner[w * 64 + std::countr_zero(bits)] = Owner{};
-    }
-    s.free_bits[w] |= held.bits[w];
+    const std::uint64_t bits = held.bits[w];
+    if (bits == 0) continue;
+    for (std::uint64_t b = bits; b != 0; b &= b - 1) s.owner[w * 64 + std::countr_zero(b)] = Owner{};
+    s.free_bits[w] |= bits;
   }
   s.free_count += count;
   const std::uint64_t e = ++s.epoch;

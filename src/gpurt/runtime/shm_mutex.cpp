@@ -7,18 +7,13 @@
 namespace gpurt::runtime {
 
 namespace {
-constexpr std::uint32_t kContended = 0x8000'0000U;  // someone may sleep on the word (pids < 2^22)
 constexpr int kSpin = 64;
 constexpr auto kCheckPeriod = std::chrono::milliseconds(10);
 }  // namespace
 
-ShmMutex::Acquired ShmMutex::lock(const Identity& me) noexcept {
+ShmMutex::Acquired ShmMutex::lock_slow(const Identity& me) noexcept {
   const auto mine = static_cast<std::uint32_t>(me.pid);
   std::uint32_t c = 0;
-  if (_word.compare_exchange_strong(c, mine, std::memory_order_acquire, std::memory_order_relaxed)) {
-    _owner_start.store(me.start, std::memory_order_relaxed);
-    return Acquired::ok;
-  }
   for (int i = 0; i < kSpin; ++i) {
     cpu_relax();
     c = 0;
@@ -53,9 +48,7 @@ ShmMutex::Acquired ShmMutex::lock(const Identity& me) noexcept {
   }
 }
 
-void ShmMutex::unlock() noexcept {
-  if ((_word.exchange(0, std::memory_order_release) & kContended) != 0) futex_wake(&_word, 1);
-}
+void ShmMutex::wake_one() noexcept { futex_wake(&_word, 1); }
 
 bool ShmMutex::owner_dead(std::uint32_t word) noexcept {
   const auto pid = static_cast<std::int32_t>(word & ~kContended);

@@ -20,10 +20,25 @@ class ShmMutex {
   /// which the owner's pid is checked. Returns owner_died when the lock was taken over from a
   /// dead process: the caller must repair what that process may have left half-done.
   /// `me` is the caller (self()).
-  Acquired lock(const Identity& me) noexcept;
-  void unlock() noexcept;
+  Acquired lock(const Identity& me) noexcept {
+    std::uint32_t c = 0;
+    if (_word.compare_exchange_strong(c, static_cast<std::uint32_t>(me.pid), std::memory_order_acquire,
+                                      std::memory_order_relaxed)) [[likely]] {
+      _owner_start.store(me.start, std::memory_order_relaxed);
+      return Acquired::ok;
+    }
+    return lock_slow(me);
+  }
+  void unlock() noexcept {
+    if ((_word.exchange(0, std::memory_order_release) & kContended) != 0) [[unlikely]]
+      wake_one();
+  }
 
  private:
+  static constexpr std::uint32_t kContended = 0x8000'0000U;  // someone may sleep on the word (pids < 2^22)
+
+  Acquired lock_slow(const Identity& me) noexcept;
+  void wake_one() noexcept;
   bool owner_dead(std::uint32_t word) noexcept;
 
   std::atomic<std::uint32_t> _word;          // 0: free; else owner pid | kContended

@@ -16,10 +16,7 @@ namespace gpurt::runtime {
 
 namespace {
 
-// Bumped in every child after fork(), so per-thread caches know to refresh.
-std::atomic<std::uint32_t> g_fork_generation{1};
-
-void on_fork_child() noexcept { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
+void on_fork_child() noexcept { detail::g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
 
 struct AtforkRegistration {
   AtforkRegistration() noexcept { pthread_atfork(nullptr, nullptr, on_fork_child); }
@@ -57,20 +54,23 @@ bool read_stat(std::int32_t pid, char* state, std::uint64_t* start) noexcept {
 
 }  // namespace
 
-const Identity& self() noexcept {
-  thread_local Identity id;
-  thread_local std::uint32_t generation = 0;
-  const std::uint32_t now = g_fork_generation.load(std::memory_order_relaxed);
-  if (generation != now) {
-    id.pid = static_cast<std::int32_t>(getpid());
-    id.tid = static_cast<std::int32_t>(syscall(SYS_gettid));
-    char state = '?';
-    id.start = 0;
-    read_stat(id.pid, &state, &id.start);
-    generation = now;
-  }
-  return id;
+namespace detail {
+
+__thread SelfCache t_self __attribute__((tls_model("initial-exec"))) = {};
+std::atomic<std::uint32_t> g_fork_generation{1};
+
+const Identity& refresh_self() noexcept {
+  SelfCache& c = t_self;
+  c.id.pid = static_cast<std::int32_t>(getpid());
+  c.id.tid = static_cast<std::int32_t>(syscall(SYS_gettid));
+  char state = '?';
+  c.id.start = 0;
+  read_stat(c.id.pid, &state, &c.id.start);
+  c.generation = g_fork_generation.load(std::memory_order_relaxed);
+  return c.id;
 }
+
+}  // namespace detail
 
 bool process_alive(std::int32_t pid, std::uint64_t start) noexcept {
   if (pid <= 0) return false;

@@ -16,8 +16,26 @@ struct Identity {
   std::uint64_t start = 0;
 };
 
+namespace detail {
+// Per-thread cache of self(). __thread (not thread_local) so that no TLS init wrapper runs on
+// each access, and initial-exec so that a use is one %fs-relative load, not __tls_get_addr:
+// the uncontended lock path reads it twice per lock+unlock (docs/runtime.md).
+struct SelfCache {
+  Identity id;
+  std::uint32_t generation;  // g_fork_generation when id was filled; 0: never
+};
+extern __thread SelfCache t_self __attribute__((tls_model("initial-exec")));
+extern std::atomic<std::uint32_t> g_fork_generation;  // bumped in every child after fork()
+const Identity& refresh_self() noexcept;
+}  // namespace detail
+
 /// The calling thread's identity; cached per thread and refreshed after fork().
-const Identity& self() noexcept;
+inline const Identity& self() noexcept {
+  if (detail::t_self.generation == detail::g_fork_generation.load(std::memory_order_relaxed)) [[likely]] {
+    return detail::t_self.id;
+  }
+  return detail::refresh_self();
+}
 
 /// Whether process `pid`, started at `start`, still runs. A zombie counts as dead (it can never
 /// unlock again), and so does a pid now used by a newer process.
