@@ -92,7 +92,7 @@ TEST(SmlpRobust, KilledHolderUnitsComeBackWithoutAWaiter) {
   wait_byte(p.fd[0]);
   ASSERT_EQ(kill(child, SIGKILL), 0);
   int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);  // reaped: the pid is gone
+  ASSERT_EQ(waitpid(child, &status, 0), child);                // reaped: the pid is gone
   std::this_thread::sleep_for(std::chrono::milliseconds(60));  // past the check period
   const int all[] = {1, 2, 8};
   auto g = lock.lock(all);
