@@ -132,7 +132,18 @@ TEST_F(BenchCli, BadConfigsExit2WithPathAndNoFiles) {
         << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
-  Outcome r = cli("bench " + bad + " --backend fpga --platform h100 --out " + out);
+  // What only the gpu backend cannot do is refused before it looks for a GPU.
+  const std::string mps =
+      write("mps.json", R"({"name": "x", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin", "thread_count": 32, "block_count": 1, "additional_info": 1000,
+       "mps_thread_percentage": 40}]})");
+  Outcome r = cli("bench " + mps + " --backend gpu --platform h100 --out " + out);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("mps.json: benchmarks[0].mps_thread_percentage = 40: needs \"use_processes\": true"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  r = cli("bench " + bad + " --backend fpga --platform h100 --out " + out);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("fpga"), std::string::npos) << r.err;
   r = cli("bench " + path("missing.json") + " --platform h100 --out " + out);

@@ -177,4 +177,87 @@ TEST(BenchPartitionMask, GreenContextGroupsOnH100) {
   EXPECT_EQ(why, "SM 130 is not in any of the 16 whole units of 8 SMs");
 }
 
+// The gpu backend applies sm_mask through libsmctrl or green contexts; a mask neither can give
+// is bad input found before anything runs (exit 2), not a worker failure.
+TEST(BenchPartitionMask, CheckNamesTheInstanceAndWhyEachBackendCannot) {
+  // sm_mask names TPCs (2 SMs on an H100) and "~X" enables only X's: TPCs 0..7 = SMs 0..15, two
+  // green-context groups; TPCs 0..2 = SMs 0..5, part of one.
+  gpurt::Scenario s = parse(R"({"filename": "timer_spin", "thread_count": 32, "block_count": 1,
+                                 "sm_mask": "~0xff", "additional_info": 1000},
+                                {"filename": "timer_spin", "thread_count": 32, "block_count": 1,
+                                 "sm_mask": "~0x7", "additional_info": 1000})");
+  ASSERT_EQ(s.source, "t.json");
+  const std::vector<gpurt::PartitionBackendInfo> h100_green = {
+      {"green-context", true, 8, 16, ""},
+      {"libsmctrl", false, 0, 0, "libsmctrl is not installed"},
+      {"persistent-threads", true, 1, 132, ""},
+  };
+  std::string msg;
+  try {
+    gpurt::check_sm_masks(s, h100_green);
+  } catch (const gpurt::InputError& e) {
+    msg = e.what();
+    EXPECT_EQ(e.path(), "benchmarks[1].sm_mask");
+  }
+  EXPECT_EQ(
+      msg,
+      "t.json: benchmarks[1].sm_mask: enables SMs 0x3f, which no partition backend of this GPU can give; "
+      "libsmctrl: libsmctrl is not installed; green-context: unit 0 (SMs 0..7) is only partly enabled "
+      "(6 of 8 SMs)");
+  // With libsmctrl's TPCs (2 SMs each) both masks can be given.
+  const std::vector<gpurt::PartitionBackendInfo> with_libsmctrl = {{"green-context", true, 8, 16, ""},
+                                                                   {"libsmctrl", true, 2, 66, ""}};
+  EXPECT_NO_THROW(gpurt::check_sm_masks(s, with_libsmctrl));
+  // Unrestricted instances need no backend at all.
+  s.instances[0].sm_mask.assign(132, true);
+  s.instances.pop_back();
+  EXPECT_NO_THROW(gpurt::check_sm_masks(s, {}));
+}
+
+TEST(BenchParse, DeviceKeysAndMpsPercentageAreRead) {
+  auto doc = [](const std::string& top, const std::string& bench) {
+    return gpurt::parse_json(
+        R"({"name": "d", "max_iterations": 1, "max_time": 0, )" + top +
+            R"("benchmarks": [{"filename": "timer_spin", "thread_count": 32, "block_count": 1,
+                                     "additional_info": 1000)" +
+            bench + "}]}",
+        "d.json");
+  };
+  gpurt::Scenario s = gpurt::parse_scenario(doc(R"("cuda_device": 1,)", R"(, "mps_thread_percentage": 25)"),
+                                            "d.json", h100());
+  EXPECT_EQ(s.device, 1);
+  ASSERT_TRUE(s.instances[0].mps_thread_percentage);
+  EXPECT_DOUBLE_EQ(*s.instances[0].mps_thread_percentage, 25.0);
+  EXPECT_EQ(gpurt::parse_scenario(doc(R"("gpu_device_id": 2,)", ""), "d.json", h100()).device, 2);
+  EXPECT_EQ(gpurt::parse_scenario(doc("", ""), "d.json", h100()).device, 0);
+  try {
+    gpurt::parse_scenario(doc(R"("cuda_device": 1, "gpu_device_id": 2,)", ""), "d.json", h100());
+    ADD_FAILURE() << "conflicting device keys were accepted";
+  } catch (const gpurt::InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "d.json: gpu_device_id = 2: names device 2 but cuda_device names 1");
+  }
+}
+
+TEST(BenchParse, GpuBackendRefusesMpsPercentageInThreads) {
+  const std::string file = ::testing::TempDir() + "/mps_threads.json";
+  auto write = [&](bool processes) {
+    gpurt::write_file_atomically(
+        file, std::string(R"({"name": "m", "max_iterations": 1, "max_time": 0, "use_processes": )") +
+                  (processes ? "true" : "false") + R"(, "benchmarks": [
+        {"filename": "timer_spin", "thread_count": 32, "block_count": 1, "additional_info": 1000,
+         "mps_thread_percentage": 50}]})");
+  };
+  write(false);
+  try {
+    gpurt::load_bench_scenario(file, h100(), gpurt::BenchBackend::gpu);
+    ADD_FAILURE() << "mps_thread_percentage in a thread was accepted";
+  } catch (const gpurt::InputError& e) {
+    EXPECT_EQ(e.path(), "benchmarks[0].mps_thread_percentage");
+    EXPECT_NE(std::string(e.what()).find("needs \"use_processes\": true"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(gpurt::load_bench_scenario(file, h100(), gpurt::BenchBackend::sim));  // not modelled
+  write(true);
+  EXPECT_NO_THROW(gpurt::load_bench_scenario(file, h100(), gpurt::BenchBackend::gpu));
+}
+
 }  // namespace

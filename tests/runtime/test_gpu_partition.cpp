@@ -126,6 +126,30 @@ TEST_P(GpuPartition, CachedSwitchIsALookup) {
   EXPECT_LE(_p->cached_streams(), 2);
 }
 
+// examiner configs give a partitioned instance a stream priority too (bench sm_mask + stream_priority).
+TEST_P(GpuPartition, StreamsCarryTheirPriority) {
+  const StreamPriorityRange range = stream_priority_range();
+  const gpurt_mask m = first_units(0, 1);
+  void* low = _p->stream(m, range.least);
+  void* high = _p->stream(m, range.greatest);
+  EXPECT_EQ(stream_priority(low), range.least);
+  EXPECT_EQ(stream_priority(high), range.greatest);
+  if (range.least != range.greatest) {
+    EXPECT_NE(low, high);
+  }
+  EXPECT_EQ(_p->stream(m, range.greatest), high);  // cached per (units, priority)
+  EXPECT_EQ(_p->stream(m), _p->stream(m, 0));
+  // The priority stream keeps the partition (as BlocksStayInsideTheMask checks it).
+  SmidProbe probe(_p->units() * 2);
+  probe.launch(high, 64, 20'000);
+  const std::set<int> used = sms_of(probe.collect());
+  if (_p->cooperative()) return;  // a plain stream: the kernel would have to pin itself
+  EXPECT_LE(static_cast<int>(used.size()), _p->unit_sms());
+  if (_p->kind() == PartitionKind::libsmctrl) {
+    for (int sm : used) EXPECT_EQ(sm / _p->unit_sms(), 0) << "block on SM " << sm;
+  }
+}
+
 TEST_P(GpuPartition, RejectsEmptyAndOutOfRangeMasks) {
   EXPECT_THROW(_p->stream(gpurt_mask{}), PartitionError);
   EXPECT_THROW(_p->stream(first_units(_p->units(), 1)), PartitionError);

@@ -3,12 +3,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "gpurt/bench/gpu_backend.hpp"
+#include "gpurt/bench/partition_mask.hpp"
 #include "gpurt/bench/runner.hpp"
 #include "gpurt/core/cuda_probe.hpp"
 #include "gpurt/core/error.hpp"
@@ -21,37 +26,41 @@ BenchBackend parse_backend(const std::string& text) {
   throw InputError("--backend " + text, "must be \"gpu\" or \"sim\"");
 }
 
+namespace {
+void check_for_gpu(const Scenario& s);  // below, with the probes it needs
+}  // namespace
+
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
                              const PluginRegistry* libraries) {
   if (backend == BenchBackend::sim) return load_scenario(path, platform);
   const std::vector<std::string> accepted =
       libraries != nullptr ? libraries->names() : std::vector<std::string>{};
-  return parse_scenario(load_json_file(path), path, platform, accepted);
+  Scenario s = parse_scenario(load_json_file(path), path, platform, accepted);
+  check_for_gpu(s);
+  return s;
 }
 
 namespace {
 
-// The probe's answer in a child process: "" (a usable device with this many SMs: "sms N") or
-// the reason there is none.
-std::string probe_in_child() {
+// Runs `fn` in a forked child and returns what it returned (or `failed`): the GPU queries below
+// create a CUDA context, which must not exist in this process when the workers fork later.
+std::string in_child(const std::function<std::string()>& fn, const std::string& failed) {
   int fds[2];
-  if (pipe(fds) != 0) return "cannot probe for a GPU: pipe failed";
+  if (pipe(fds) != 0) return failed + ": pipe failed";
   const pid_t pid = fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return "cannot probe for a GPU: fork failed";
+    return failed + ": fork failed";
   }
   if (pid == 0) {
     ::close(fds[0]);
-    const ProbeResult r = probe_gpus();
     std::string msg;
-    if (!r.built_with_cuda)
-      msg = "gpurt was built without CUDA";
-    else if (r.devices.empty())
-      msg = r.reason.empty() ? "no CUDA device found" : r.reason;
-    else
-      msg = fmt::format("sms {}", r.devices.front().sms);
+    try {
+      msg = fn();
+    } catch (const std::exception& e) {
+      msg = e.what();
+    }
     std::size_t done = 0;
     while (done < msg.size()) {
       const ssize_t n = ::write(fds[1], msg.data() + done, msg.size() - done);
@@ -70,22 +79,90 @@ std::string probe_in_child() {
   ::close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (text.empty()) return "the GPU probe process failed";
+  if (text.empty()) return failed;
   return text;
+}
+
+// The probe's answer: "sms N" for a usable device `device`, or the reason there is none.
+std::string probe_device(int device) {
+  return in_child(
+      [device] {
+        const ProbeResult r = probe_gpus();
+        if (!r.built_with_cuda) return std::string("gpurt was built without CUDA");
+        if (r.devices.empty()) return r.reason.empty() ? std::string("no CUDA device found") : r.reason;
+        if (device >= static_cast<int>(r.devices.size())) {
+          return fmt::format("no CUDA device {} (cuda_device / gpu_device_id); {} present", device,
+                             r.devices.size());
+        }
+        return fmt::format("sms {}", r.devices[static_cast<std::size_t>(device)].sms);
+      },
+      "the GPU probe process failed");
+}
+
+// partition_backends(device), queried in a child; one line per backend: name, available,
+// unit_sms, units, note, separated by tabs.
+std::vector<PartitionBackendInfo> probe_partition_backends(int device) {
+  const std::string text = in_child(
+      [device] {
+        std::string out;
+        for (const PartitionBackendInfo& b : partition_backends(device)) {
+          std::string note = b.note;
+          std::replace(note.begin(), note.end(), '\n', ' ');
+          std::replace(note.begin(), note.end(), '\t', ' ');
+          out += fmt::format("{}\t{}\t{}\t{}\t{}\n", b.name, b.available ? 1 : 0, b.unit_sms, b.units, note);
+        }
+        return out;
+      },
+      "");
+  std::vector<PartitionBackendInfo> list;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    PartitionBackendInfo b;
+    std::string available, unit_sms, units;
+    if (!std::getline(fields, b.name, '\t') || !std::getline(fields, available, '\t') ||
+        !std::getline(fields, unit_sms, '\t') || !std::getline(fields, units, '\t')) {
+      continue;
+    }
+    std::getline(fields, b.note);
+    b.available = available == "1";
+    b.unit_sms = std::atoi(unit_sms.c_str());
+    b.units = std::atoi(units.c_str());
+    list.push_back(std::move(b));
+  }
+  return list;
+}
+
+// What the gpu backend cannot do with a config that the shared parser accepted.
+void check_for_gpu(const Scenario& s) {
+  for (std::size_t i = 0; i < s.instances.size(); ++i) {
+    if (s.instances[i].mps_thread_percentage && !s.use_processes) {
+      throw InputError(s.source, fmt::format("benchmarks[{}].mps_thread_percentage", i),
+                       fmt::format("{}", *s.instances[i].mps_thread_percentage),
+                       "needs \"use_processes\": true (CUDA reads CUDA_MPS_ACTIVE_THREAD_PERCENTAGE once per "
+                       "process)");
+    }
+  }
+  const bool masked = std::any_of(s.instances.begin(), s.instances.end(),
+                                  [](const ScenarioInstance& in) { return restricts(in.sm_mask); });
+  // Without a usable GPU, run_bench says so; the masks are checked against a real device only.
+  if (masked && probe_device(s.device).rfind("sms ", 0) == 0)
+    check_sm_masks(s, probe_partition_backends(s.device));
 }
 
 }  // namespace
 
-std::string gpu_backend_unavailable(const Platform& platform) {
+std::string gpu_backend_unavailable(const Platform& platform, int device) {
   if (!gpu_backend_built()) return "gpurt was built without CUDA (no nvcc at build time)";
-  const std::string probe = probe_in_child();
+  const std::string probe = probe_device(device);
   if (probe.rfind("sms ", 0) != 0) return probe;
   const int sms = std::stoi(probe.substr(4));
   if (sms != platform.sms) {
     return fmt::format(
-        "device 0 has {} SMs but platform {} has {}: give --platform the preset or file of "
+        "device {} has {} SMs but platform {} has {}: give --platform the preset or file of "
         "this GPU",
-        sms, platform.id, platform.sms);
+        device, sms, platform.id, platform.sms);
   }
   return "";
 }
@@ -99,9 +176,9 @@ BenchResult run_bench(const Scenario& scenario, const Platform& platform, BenchB
     out.stats = r.stats;
     return out;
   }
-  const std::string why = gpu_backend_unavailable(platform);
+  const std::string why = gpu_backend_unavailable(platform, scenario.device);
   if (!why.empty()) throw InputError("--backend gpu", "no usable GPU: " + why);
-  std::unique_ptr<WorkerBackend> gpu = make_gpu_backend(libraries);
+  std::unique_ptr<WorkerBackend> gpu = make_gpu_backend(libraries, scenario.device);
   out.trace.scenario_name = scenario.name;
   out.trace.platform = platform.id;
   out.trace.sms = platform.sms;

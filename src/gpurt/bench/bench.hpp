@@ -21,14 +21,18 @@ BenchBackend parse_backend(const std::string& text);
 
 /// Reads CONFIG with the one examiner parser (model/scenario), which checks every plugin's
 /// additional_info for both backends; the gpu backend also accepts the plugins of `libraries`
-/// (load_plugin_library), whose additional_info is theirs to check. Throws InputError.
+/// (load_plugin_library), whose additional_info is theirs to check. For the gpu backend it also
+/// refuses what that backend cannot do: mps_thread_percentage without use_processes, and (on a
+/// machine with a usable GPU) an sm_mask that no partition backend of the device can give.
+/// Throws InputError.
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
                              const PluginRegistry* libraries = nullptr);
 
-/// Why the gpu backend cannot run here ("" when it can): built without CUDA, no driver, no
-/// device, or a device whose SM count differs from `platform` (masks would mean other SMs).
-/// Probes in a forked child, so this process creates no CUDA context (workers may fork later).
-std::string gpu_backend_unavailable(const Platform& platform);
+/// Why the gpu backend cannot run on CUDA device `device` ("" when it can): built without
+/// CUDA, no driver, no such device, or a device whose SM count differs from `platform` (masks
+/// would mean other SMs). Probes in a forked child, so this process creates no CUDA context
+/// (workers may fork later).
+std::string gpu_backend_unavailable(const Platform& platform, int device = 0);
 
 struct BenchResult {
   Trace trace;     ///< times in ns since the run's start; trace.simulated for `sim`

@@ -63,14 +63,14 @@ const PluginRegistry& registry() {
 
 class GpuWorkerBackend final : public WorkerBackend {
  public:
-  explicit GpuWorkerBackend(const PluginRegistry* libraries) : _libraries(libraries) {}
+  GpuWorkerBackend(const PluginRegistry* libraries, int device) : _libraries(libraries), _device(device) {}
 
   std::unique_ptr<BenchPlugin> open(PluginContext& ctx) override {
     const ScenarioInstance& in = *ctx.instance;
     const PluginFactory* factory = registry().find(in.plugin);
     if (!factory && _libraries != nullptr) factory = _libraries->find(in.plugin);
     if (!factory) throw Error(fmt::format("no gpu plugin \"{}\"", in.plugin));
-    gpu::check(cudaSetDevice(0), "cudaSetDevice(0)");
+    gpu::check(cudaSetDevice(_device), "cudaSetDevice");
     {
       std::lock_guard<std::mutex> lock(_mutex);
       std::call_once(_aligned, [this] { _offset = measure_gpu_offset(); });
@@ -106,19 +106,20 @@ class GpuWorkerBackend final : public WorkerBackend {
   }
 
   // sm_mask through the runtime's partition backends: libsmctrl (TPC masks) when installed,
-  // else green contexts when the mask is a union of their SM groups.
+  // else green contexts when the mask is a union of their SM groups; at the instance's
+  // stream_priority either way.
   void* partition_stream(const ScenarioInstance& in) {
     std::string reasons;
     for (PartitionKind kind : {PartitionKind::libsmctrl, PartitionKind::green_context}) {
       try {
-        std::unique_ptr<Partitioner> part = make_partitioner(kind);
+        std::unique_ptr<Partitioner> part = make_partitioner(kind, _device);
         std::string why;
         const auto units = units_for_sm_mask(in.sm_mask, part->unit_sms(), part->units(), why);
         if (!units) {
           reasons += fmt::format("; {}: {}", to_string(kind), why);
           continue;
         }
-        void* stream = part->stream(*units);
+        void* stream = part->stream(*units, in.stream_priority);
         std::lock_guard<std::mutex> lock(_mutex);
         _partitions[&in] = std::move(part);
         return stream;
@@ -130,6 +131,7 @@ class GpuWorkerBackend final : public WorkerBackend {
   }
 
   const PluginRegistry* _libraries;
+  int _device;
   std::mutex _mutex;
   std::once_flag _aligned;
   std::int64_t _offset = 0;
@@ -142,8 +144,8 @@ bool gpu_backend_built() noexcept { return true; }
 
 const PluginRegistry& gpu_plugins() { return registry(); }
 
-std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry* libraries) {
-  return std::make_unique<GpuWorkerBackend>(libraries);
+std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry* libraries, int device) {
+  return std::make_unique<GpuWorkerBackend>(libraries, device);
 }
 
 }  // namespace gpurt

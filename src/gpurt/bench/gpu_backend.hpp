@@ -17,8 +17,9 @@ bool gpu_backend_built() noexcept;
 /// stream_action, matrix_multiply, random_walk, cufft. Empty without CUDA.
 const PluginRegistry& gpu_plugins();
 
-/// The worker backend; a plugin name not built in is looked up in `libraries` (may be null),
-/// which must outlive the backend. Throws Error("gpurt was built without CUDA") without CUDA.
-std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry* libraries = nullptr);
+/// The worker backend on CUDA device `device`; a plugin name not built in is looked up in
+/// `libraries` (may be null), which must outlive the backend. Throws Error("gpurt was built
+/// without CUDA") without CUDA.
+std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry* libraries = nullptr, int device = 0);
 
 }  // namespace gpurt

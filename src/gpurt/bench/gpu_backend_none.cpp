@@ -11,7 +11,7 @@ const PluginRegistry& gpu_plugins() {
   return empty;
 }
 
-std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry*) {
+std::unique_ptr<WorkerBackend> make_gpu_backend(const PluginRegistry*, int) {
   throw Error("gpurt was built without CUDA");
 }
 

@@ -1,6 +1,10 @@
 #include "gpurt/bench/partition_mask.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
 
 namespace gpurt {
 
@@ -58,6 +62,38 @@ std::string sm_mask_hex(const std::vector<bool>& sms) {
   }
   while (hex.size() > 1 && hex.front() == '0') hex.erase(hex.begin());
   return "0x" + hex;
+}
+
+bool restricts(const std::vector<bool>& sm_mask) {
+  return std::find(sm_mask.begin(), sm_mask.end(), false) != sm_mask.end();
+}
+
+void check_sm_masks(const Scenario& scenario, const std::vector<PartitionBackendInfo>& backends) {
+  for (std::size_t i = 0; i < scenario.instances.size(); ++i) {
+    const std::vector<bool>& mask = scenario.instances[i].sm_mask;
+    if (!restricts(mask)) continue;
+    std::string reasons;
+    bool ok = false;
+    for (const char* name : {"libsmctrl", "green-context"}) {  // the order gpu_backend.cpp tries
+      const auto b = std::find_if(backends.begin(), backends.end(),
+                                  [&](const PartitionBackendInfo& x) { return x.name == name; });
+      std::string why;
+      if (b == backends.end()) {
+        why = "not built in";
+      } else if (!b->available) {
+        why = b->note.empty() ? "unavailable" : b->note;
+      } else if (units_for_sm_mask(mask, b->unit_sms, b->units, why)) {
+        ok = true;
+        break;
+      }
+      reasons += fmt::format("; {}: {}", name, why);
+    }
+    if (!ok) {
+      throw InputError(scenario.source, fmt::format("benchmarks[{}].sm_mask", i), "",
+                       fmt::format("enables SMs {}, which no partition backend of this GPU can give{}",
+                                   sm_mask_hex(mask), reasons));
+    }
+  }
 }
 
 }  // namespace gpurt

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "gpurt/model/scenario.hpp"
 #include "gpurt/runtime/gpurt.h"
+#include "gpurt/runtime/partition.hpp"
 
 namespace gpurt {
 
@@ -19,5 +21,14 @@ std::optional<gpurt_mask> units_for_sm_mask(const std::vector<bool>& sms, int un
 
 /// "0x..." of the enabled SMs, bit s = SM s, for messages.
 std::string sm_mask_hex(const std::vector<bool>& sms);
+
+/// Whether an instance's sm_mask restricts it (some SM disabled).
+bool restricts(const std::vector<bool>& sm_mask);
+
+/// The gpu backend applies an sm_mask through libsmctrl, else green contexts (gpu_backend.cpp).
+/// Before anything runs, every restricting mask must be one of them can give on this GPU;
+/// `backends` is partition_backends() of the device. Throws InputError(scenario.source,
+/// "benchmarks[i].sm_mask", ..., why each backend cannot) for the first that is not.
+void check_sm_masks(const Scenario& scenario, const std::vector<PartitionBackendInfo>& backends);
 
 }  // namespace gpurt

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <thread>
@@ -187,6 +188,10 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p, WorkerB
       for (int fd : fds) ::close(fd);
       std::string message;
       try {
+        // Read by CUDA when this process initialises it (MPS clients only; ignored otherwise).
+        if (const auto& pct = s.instances[i].mps_thread_percentage) {
+          setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", fmt::format("{}", *pct).c_str(), 1);
+        }
         Outcome o = run_worker(s, p, i, backend, *start, sync.get(), shared);
         message = o.error.empty() ? "ok\n" + encode_instance(o.trace) : "error\n" + o.error;
       } catch (const std::exception& e) {

@@ -306,6 +306,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   if (auto v = b.find("mps_thread_percentage")) {
     const double pct = v->as_number();
     if (!(pct > 0 && pct <= 100)) v->fail("must be in (0, 100]");
+    inst.mps_thread_percentage = pct;
   }
   if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p);
   if (auto v = b.find("compute_unit_mask")) {
@@ -372,8 +373,15 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
   if (auto v = root.find("do_warmup")) s.do_warmup = v->as_bool();
   if (auto v = root.find("omit_block_times")) s.omit_block_times = v->as_bool();
   if (auto v = root.find("pin_cpus")) (void)v->as_bool();
-  if (auto v = root.find("cuda_device")) (void)v->as_int_in(0, 1024);
-  if (auto v = root.find("gpu_device_id")) (void)v->as_int_in(0, 1024);
+  s.source = file;
+  if (auto v = root.find("cuda_device")) s.device = static_cast<int>(v->as_int_in(0, 1024));
+  if (auto v = root.find("gpu_device_id")) {
+    const int d = static_cast<int>(v->as_int_in(0, 1024));
+    if (root.has("cuda_device") && d != s.device) {
+      v->fail(fmt::format("names device {} but cuda_device names {}", d, s.device));
+    }
+    s.device = d;
+  }
   if (auto v = root.find("base_result_directory")) (void)v->as_string();
   if (auto v = root.find("gpurt_sim")) s.sim = read_sim_options(*v);
   const JsonNode benchmarks = root.at("benchmarks");

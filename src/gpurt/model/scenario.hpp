@@ -77,6 +77,9 @@ struct ScenarioInstance {
   /// compute_unit_mask; empty = all.
   std::vector<bool> sm_mask;
   std::optional<int> cpu_core;
+  /// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for this instance's process (gpu backend, processes
+  /// only: CUDA reads it once per process); the simulator does not model MPS.
+  std::optional<double> mps_thread_percentage;
   std::vector<HostAction> actions;  ///< one iteration's program (execute phase)
   /// The config's additional_info as written (already checked for the plugins the parser
   /// models): GPU plugins read their parameters from it; instances of parse_scenario's
@@ -106,6 +109,8 @@ struct SimOptions {
 
 struct Scenario {
   std::string name;
+  std::string source;  ///< the file it was read from (for error messages)
+  int device = 0;      ///< CUDA device (cuda_device / gpu_device_id) for the gpu backend
   std::int64_t max_iterations = 0;
   Nanos max_time{0};
   bool use_processes = false;

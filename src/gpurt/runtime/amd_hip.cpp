@@ -98,8 +98,13 @@ class AmdCuMasks final : public Partitioner {
   int unit_sms() const noexcept override { return 1; }
   int cached_streams() const noexcept override { return static_cast<int>(_streams.size()); }
 
-  void* stream(const gpurt_mask& mask) override {
+  using Partitioner::stream;
+  void* stream(const gpurt_mask& mask, int priority) override {
     check_unit_mask(mask, units());
+    if (priority != 0) {
+      throw PartitionError(fmt::format(
+          "stream priority {}: HIP creates CU-masked streams only at the default priority (0)", priority));
+    }
     const std::array<std::uint64_t, 4> key{mask.bits[0], mask.bits[1], mask.bits[2], mask.bits[3]};
     if (auto it = _streams.find(key); it != _streams.end()) return it->second;
     if (const HipError e = _api.set_device(_device); e != 0)

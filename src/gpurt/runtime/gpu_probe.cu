@@ -125,4 +125,17 @@ int device_sm_count(int device) {
   return sms;
 }
 
+StreamPriorityRange stream_priority_range(int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  StreamPriorityRange r;
+  check(cudaDeviceGetStreamPriorityRange(&r.least, &r.greatest), "cudaDeviceGetStreamPriorityRange");
+  return r;
+}
+
+int stream_priority(void* stream) {
+  int priority = 0;
+  check(cudaStreamGetPriority(static_cast<cudaStream_t>(stream), &priority), "cudaStreamGetPriority");
+  return priority;
+}
+
 }  // namespace gpurt

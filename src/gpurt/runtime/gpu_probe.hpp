@@ -57,4 +57,15 @@ double run_unpinned_reference(int sms, int per_sm, int threads, int items, std::
 /// Number of SMs of CUDA device `device`; throws PartitionError without a GPU.
 int device_sm_count(int device = 0);
 
+/// The device's stream priority range (cudaDeviceGetStreamPriorityRange): {least, greatest};
+/// greatest is the most urgent and numerically lowest.
+struct StreamPriorityRange {
+  int least = 0;
+  int greatest = 0;
+};
+StreamPriorityRange stream_priority_range(int device = 0);
+
+/// The priority a stream was created with (cudaStreamGetPriority).
+int stream_priority(void* stream);
+
 }  // namespace gpurt

@@ -16,5 +16,7 @@ std::vector<BlockRecord> SmidProbe::collect() { no_cuda(); }
 PinnedRun run_pinned_probe(const SmMask&, int, int, int, int, std::int64_t, void*) { no_cuda(); }
 double run_unpinned_reference(int, int, int, int, std::int64_t, void*) { no_cuda(); }
 int device_sm_count(int) { no_cuda(); }
+StreamPriorityRange stream_priority_range(int) { no_cuda(); }
+int stream_priority(void*) { no_cuda(); }
 
 }  // namespace gpurt

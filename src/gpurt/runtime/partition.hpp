@@ -64,14 +64,19 @@ class Partitioner {
   virtual int unit_sms() const noexcept = 0;
   /// True when the restriction holds only for kernels that cooperate (persistent threads).
   virtual bool cooperative() const noexcept { return false; }
-  /// A stream (a cudaStream_t / CUstream, as void*) whose kernels run only on `mask`'s units.
-  /// Created on first use for a unit set and cached, so asking again is a lookup. The stream is
-  /// owned by the Partitioner and valid until it is destroyed. Throws PartitionError for an
-  /// empty mask, a unit >= units(), or a driver failure. Not thread-safe: one per thread, or lock.
-  virtual void* stream(const gpurt_mask& mask) = 0;
+  /// A stream (a cudaStream_t / CUstream, as void*) whose kernels run only on `mask`'s units,
+  /// with CUDA stream priority `priority` (lower is more urgent, as cudaStreamCreateWithPriority;
+  /// the driver clamps it to the device's range). Created on first use for a (unit set,
+  /// priority) and cached, so asking again is a lookup. The stream is owned by the Partitioner
+  /// and valid until it is destroyed. Throws PartitionError for an empty mask, a unit >= units(),
+  /// a priority the backend cannot give (amd-cu-mask: only 0), or a driver failure. Not
+  /// thread-safe: one per thread, or lock.
+  virtual void* stream(const gpurt_mask& mask, int priority) = 0;
+  /// The same at the default priority 0.
+  void* stream(const gpurt_mask& mask) { return stream(mask, 0); }
   /// The SMs of `mask` for pinned_for_each (persistent-threads); other backends throw.
   virtual SmMask device_mask(const gpurt_mask& mask) const;
-  /// Streams created so far (cache size).
+  /// Streams created so far (cache size; one per unit set and priority).
   virtual int cached_streams() const noexcept = 0;
 };
 

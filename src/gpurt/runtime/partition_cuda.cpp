@@ -9,6 +9,7 @@
 
 #include <array>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@ namespace gpurt {
 namespace {
 
 using MaskKey = std::array<std::uint64_t, 4>;
+using StreamKey = std::pair<MaskKey, int>;  // unit set, stream priority
 
 MaskKey key_of(const gpurt_mask& m) { return {m.bits[0], m.bits[1], m.bits[2], m.bits[3]}; }
 
@@ -89,20 +91,31 @@ class GreenContexts final : public Partitioner {
     _unit_sms = static_cast<int>(_groups.front().sm.smCount);
   }
   ~GreenContexts() override {
-    for (auto& [key, entry] : _cache) {
-      _drv.stream_destroy(entry.stream);
-      _drv.green_destroy(entry.ctx);
-    }
+    for (auto& [key, stream] : _streams) _drv.stream_destroy(stream);
+    for (auto& [key, ctx] : _contexts) _drv.green_destroy(ctx);
   }
   PartitionKind kind() const noexcept override { return PartitionKind::green_context; }
   int units() const noexcept override { return static_cast<int>(_groups.size()); }
   int unit_sms() const noexcept override { return _unit_sms; }
-  int cached_streams() const noexcept override { return static_cast<int>(_cache.size()); }
+  int cached_streams() const noexcept override { return static_cast<int>(_streams.size()); }
 
-  void* stream(const gpurt_mask& mask) override {
+  using Partitioner::stream;
+  void* stream(const gpurt_mask& mask, int priority) override {
     check_unit_mask(mask, units());
+    const StreamKey key{key_of(mask), priority};
+    if (auto it = _streams.find(key); it != _streams.end()) return it->second;
+    CUstream s = nullptr;
+    _drv.check(_drv.green_stream(&s, context(mask), CU_STREAM_NON_BLOCKING, priority),
+               "cuGreenCtxStreamCreate");
+    _streams.emplace(key, s);
+    return s;
+  }
+
+ private:
+  // The green context of a unit set: one per set, shared by its streams of every priority.
+  CUgreenCtx context(const gpurt_mask& mask) {
     const MaskKey key = key_of(mask);
-    if (auto it = _cache.find(key); it != _cache.end()) return it->second.stream;
+    if (auto it = _contexts.find(key); it != _contexts.end()) return it->second;
     std::vector<CUdevResource> chosen;
     for (int u = 0; u < units(); ++u) {
       if (((mask.bits[u / 64] >> (u % 64)) & 1U) != 0) chosen.push_back(_groups[static_cast<std::size_t>(u)]);
@@ -110,25 +123,18 @@ class GreenContexts final : public Partitioner {
     CUdevResourceDesc desc{};
     _drv.check(_drv.generate_desc(&desc, chosen.data(), static_cast<unsigned>(chosen.size())),
                "cuDevResourceGenerateDesc");
-    Entry e{};
-    _drv.check(_drv.green_create(&e.ctx, desc, _dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
-    const CUresult r = _drv.green_stream(&e.stream, e.ctx, CU_STREAM_NON_BLOCKING, 0);
-    if (r != CUDA_SUCCESS) _drv.green_destroy(e.ctx);
-    _drv.check(r, "cuGreenCtxStreamCreate");
-    _cache.emplace(key, e);
-    return e.stream;
+    CUgreenCtx ctx = nullptr;
+    _drv.check(_drv.green_create(&ctx, desc, _dev, CU_GREEN_CTX_DEFAULT_STREAM), "cuGreenCtxCreate");
+    _contexts.emplace(key, ctx);
+    return ctx;
   }
 
- private:
-  struct Entry {
-    CUgreenCtx ctx;
-    CUstream stream;
-  };
   Driver _drv;
   CUdevice _dev{};
   std::vector<CUdevResource> _groups;
   int _unit_sms = 0;
-  std::map<MaskKey, Entry> _cache;
+  std::map<MaskKey, CUgreenCtx> _contexts;
+  std::map<StreamKey, CUstream> _streams;
 };
 
 // libsmctrl's stream mask: a set bit DISABLES a TPC (libsmctrl.h); _ext takes 128 TPCs.
@@ -166,12 +172,14 @@ class Libsmctrl final : public Partitioner {
   int unit_sms() const noexcept override { return _unit_sms; }
   int cached_streams() const noexcept override { return static_cast<int>(_cache.size()); }
 
-  void* stream(const gpurt_mask& mask) override {
+  using Partitioner::stream;
+  void* stream(const gpurt_mask& mask, int priority) override {
     check_unit_mask(mask, units());
-    const MaskKey key = key_of(mask);
+    const StreamKey key{key_of(mask), priority};
     if (auto it = _cache.find(key); it != _cache.end()) return it->second;
     cudaStream_t s = nullptr;
-    check_rt(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check_rt(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
+             "cudaStreamCreateWithPriority");
     const U128 enabled = (static_cast<U128>(mask.bits[1]) << 64) | mask.bits[0];
     _set_mask(s, ~enabled);
     _cache.emplace(key, s);
@@ -183,7 +191,7 @@ class Libsmctrl final : public Partitioner {
   void (*_set_mask)(void*, U128) = nullptr;
   int _tpcs = 0;
   int _unit_sms = 0;
-  std::map<MaskKey, cudaStream_t> _cache;
+  std::map<StreamKey, cudaStream_t> _cache;
 };
 
 class PersistentThreads final : public Partitioner {
@@ -192,17 +200,25 @@ class PersistentThreads final : public Partitioner {
     check_rt(cudaSetDevice(device), "cudaSetDevice");
     check_rt(cudaDeviceGetAttribute(&_sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
     _sms = std::min(_sms, GPURT_MAX_UNITS);
-    check_rt(cudaStreamCreateWithFlags(&_stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   }
-  ~PersistentThreads() override { cudaStreamDestroy(_stream); }
+  ~PersistentThreads() override {
+    for (auto& [priority, s] : _streams) cudaStreamDestroy(s);
+  }
   PartitionKind kind() const noexcept override { return PartitionKind::persistent_threads; }
   int units() const noexcept override { return _sms; }
   int unit_sms() const noexcept override { return 1; }
   bool cooperative() const noexcept override { return true; }
-  int cached_streams() const noexcept override { return 1; }
-  void* stream(const gpurt_mask& mask) override {
+  int cached_streams() const noexcept override { return static_cast<int>(_streams.size()); }
+  using Partitioner::stream;
+  void* stream(const gpurt_mask& mask, int priority) override {
     check_unit_mask(mask, units());
-    return _stream;  // the mask is enforced by the kernel (pinned_for_each), not the stream
+    // The mask is enforced by the kernel (pinned_for_each), not the stream: one per priority.
+    if (auto it = _streams.find(priority); it != _streams.end()) return it->second;
+    cudaStream_t s = nullptr;
+    check_rt(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
+             "cudaStreamCreateWithPriority");
+    _streams.emplace(priority, s);
+    return s;
   }
   SmMask device_mask(const gpurt_mask& mask) const override {
     check_unit_mask(mask, units());
@@ -211,7 +227,7 @@ class PersistentThreads final : public Partitioner {
 
  private:
   int _sms = 0;
-  cudaStream_t _stream = nullptr;
+  std::map<int, cudaStream_t> _streams;
 };
 
 }  // namespace
