@@ -1,4 +1,4 @@
-// gpurt bench CONFIG [--backend gpu|sim] [--platform NAME] --out DIR [--svg FILE] [--json]
+// gpurt bench CONFIG [--backend gpu|sim] [--platform NAME] [--out DIR] [--svg FILE] [--json]
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -59,12 +59,18 @@ void run_bench_command(const BenchArgs& a) {
   }
   const PluginRegistry libraries = load_libraries(a.plugin_libs);
   const Scenario scenario = load_bench_scenario(a.config, platform, backend, &libraries);
+  // The examiner writes under base_result_directory; --out overrides it.
+  const std::string out = !a.out.empty() ? a.out : scenario.base_result_directory;
+  if (out.empty()) {
+    throw InputError("--out", "", "",
+                     "give the folder for the results (or set base_result_directory in the config)");
+  }
   const BenchResult result = run_bench(scenario, platform, backend, &libraries);
   // Only now, with the whole run complete, is anything written.
-  write_results(result.trace, a.out);
+  write_results(result.trace, out);
   if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(result.trace));
 
-  const std::vector<InstanceSummary> rows = summarize(result.trace, a.out);
+  const std::vector<InstanceSummary> rows = summarize(result.trace, out);
   const bool sim = backend == BenchBackend::sim;
   if (a.json) {
     fmt::print("{}\n", Json{{"scenario", scenario.name},
@@ -100,7 +106,8 @@ void add_bench(CLI::App& app) {
   cmd->add_option("CONFIG", args->config, "Examiner config (JSON)")->required();
   cmd->add_option("--backend", args->backend, "gpu (measure) or sim (predict; default)");
   cmd->add_option("--platform", args->platform, "Preset id or platform file (the GPU, real or simulated)");
-  cmd->add_option("--out", args->out, "Folder for the result files")->required();
+  cmd->add_option("--out", args->out,
+                  "Folder for the result files (default: the config's base_result_directory)");
   cmd->add_option("--svg", args->svg, "Also write a timeline picture");
   cmd->add_option("--plugin-lib", args->plugin_libs,
                   "A plugin library (shared object exporting gpurt_bench_plugins) to load; repeatable")

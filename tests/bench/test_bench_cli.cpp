@@ -187,6 +187,29 @@ TEST_F(BenchCli, HelpHasAnExampleAndSimNeedsAPlatform) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
+TEST_F(BenchCli, ResultsGoToBaseResultDirectoryUnlessOutIsGiven) {
+  const std::string body = R"("max_iterations": 2, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin", "log_name": "t.json", "thread_count": 64, "block_count": 2,
+       "additional_info": 1000}]})";
+  const std::string cfg =
+      write("based.json", R"({"name": "b", "base_result_directory": ")" + path("res") + "\", " + body);
+  Outcome r = cli("bench " + cfg + " --platform h100");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(files_in(path("res")), std::vector<std::string>{"t.json"});
+  r = cli("bench " + cfg + " --platform h100 --out " + path("o"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(files_in(path("o")), std::vector<std::string>{"t.json"});
+  // Neither: exit 2 naming --out, nothing written.
+  const std::string bare = write("bare.json", R"({"name": "b", )" + body);
+  r = cli("bench " + bare + " --platform h100");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--out"), std::string::npos) << r.err;
+  const std::string empty = write("empty.json", R"({"name": "b", "base_result_directory": "", )" + body);
+  r = cli("bench " + empty + " --platform h100");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("base_result_directory"), std::string::npos) << r.err;
+}
+
 TEST_F(BenchCli, SimBackendRunsMatrixMultiplyAndRandomWalk) {
   // The walk is released after the three multiplications are done, so neither disturbs the other.
   const std::string config =

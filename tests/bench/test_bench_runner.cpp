@@ -2,6 +2,7 @@
 // GPU: iterations, release times, warm-up, the per-iteration barrier, threads and processes,
 // failures; and the process pipe's trace encoding.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -32,7 +33,12 @@ class SleepPlugin final : public gpurt::BenchPlugin {
     k.launch_before = _ctx.now();
     std::this_thread::sleep_for(std::chrono::milliseconds(_ctx.instance->block_count));
     k.launch_after = k.sync_after.emplace(_ctx.now());
-    k.blocks.push_back({k.launch_before, k.launch_after, 0});
+    // The "SM" of this CPU-only block is the one CPU the worker is pinned to, or -1 when it may
+    // run on more than one (the pinning test reads it).
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const bool pinned = sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
+    k.blocks.push_back({k.launch_before, k.launch_after, pinned ? sched_getcpu() : -1});
     it.kernels.push_back(std::move(k));
   }
 
@@ -153,6 +159,51 @@ TEST(RunnerThreads, MaxTimeStopsAnInstance) {
   EXPECT_GE(n, 2U);
   EXPECT_LE(n, 21U);
   EXPECT_LT(traces[0].iterations.back().copy_in_start, gpurt::Nanos{20'000'000});
+}
+
+TEST(AssignCpuCores, CpuCoreWinsAndPinCpusSpreadsTheRestOverFreeCpusFirst) {
+  auto s = scenario(5, 1, false, false);
+  const std::vector<int> cpus{0, 1, 2, 3};
+  for (const auto& c : gpurt::assign_cpu_cores(s, cpus)) EXPECT_FALSE(c.has_value());  // left to the OS
+  s.instances[1].cpu_core = 0;
+  auto cores = gpurt::assign_cpu_cores(s, cpus);
+  EXPECT_EQ(cores[1], 0);
+  EXPECT_FALSE(cores[0].has_value());
+  s.pin_cpus = true;
+  cores = gpurt::assign_cpu_cores(s, cpus);
+  // CPU 0 is named by instance 1, so the other four go to 1, 2, 3, then 0.
+  const std::vector<std::optional<int>> want{1, 0, 2, 3, 0};
+  EXPECT_EQ(cores, want);
+}
+
+TEST(AssignCpuCores, ACpuCoreThisProcessCannotUseIsAnInputError) {
+  auto s = scenario(2, 1, false, false);
+  s.source = "cfg.json";
+  s.instances[1].cpu_core = 9;
+  try {
+    gpurt::assign_cpu_cores(s, {0, 1});
+    FAIL() << "expected an InputError";
+  } catch (const gpurt::InputError& e) {
+    EXPECT_EQ(e.file(), "cfg.json");
+    EXPECT_EQ(e.path(), "benchmarks[1].cpu_core");
+    EXPECT_EQ(e.value(), "9");
+    EXPECT_NE(e.problem().find("0,1"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(Runner, PinCpusPinsEveryWorkerToItsCpu) {
+  const std::vector<int> cpus = gpurt::usable_cpus();
+  ASSERT_FALSE(cpus.empty());
+  auto s = scenario(3, 3, GetParam(), false);
+  s.pin_cpus = true;
+  const auto want = gpurt::assign_cpu_cores(s, cpus);
+  SleepBackend backend;
+  const auto traces = gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    ASSERT_TRUE(want[i].has_value());
+    EXPECT_EQ(*want[i], cpus[i % cpus.size()]);
+    for (const auto& it : traces[i].iterations) EXPECT_EQ(it.kernels.at(0).blocks.at(0).sm, *want[i]) << i;
+  }
 }
 
 TEST(TraceCodec, RoundTripIsExact) {

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -94,8 +95,8 @@ void iterate(const Scenario& s, const ScenarioInstance& inst, BenchPlugin& plugi
   }
 }
 
-Outcome run_worker(const Scenario& s, const Platform& p, std::size_t index, WorkerBackend& backend,
-                   Barrier& start, Barrier* sync, Shared& shared) {
+Outcome run_worker(const Scenario& s, const Platform& p, std::size_t index, std::optional<int> core,
+                   WorkerBackend& backend, Barrier& start, Barrier* sync, Shared& shared) {
   const ScenarioInstance& inst = s.instances[index];
   Outcome out;
   out.trace.benchmark_name = inst.plugin;
@@ -114,7 +115,7 @@ Outcome run_worker(const Scenario& s, const Platform& p, std::size_t index, Work
   ctx.from_monotonic = [&shared](std::int64_t t) { return Nanos{t - shared.start_ns.load()}; };
   std::unique_ptr<BenchPlugin> plugin;
   try {
-    if (inst.cpu_core) pin_to_core(*inst.cpu_core);
+    if (core) pin_to_core(*core);
     plugin = backend.open(ctx);
   } catch (const std::exception& e) {
     out.error = e.what();
@@ -155,7 +156,8 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
-std::vector<Outcome> run_threads(const Scenario& s, const Platform& p, WorkerBackend& backend,
+std::vector<Outcome> run_threads(const Scenario& s, const Platform& p,
+                                 const std::vector<std::optional<int>>& cores, WorkerBackend& backend,
                                  Shared& shared) {
   const int n = static_cast<int>(s.instances.size());
   auto start = detail::make_thread_barrier(n, {&set_start, &shared});
@@ -163,7 +165,8 @@ std::vector<Outcome> run_threads(const Scenario& s, const Platform& p, WorkerBac
   std::vector<Outcome> outcomes(s.instances.size());
   std::vector<std::thread> workers;
   for (std::size_t i = 0; i < s.instances.size(); ++i) {
-    workers.emplace_back([&, i] { outcomes[i] = run_worker(s, p, i, backend, *start, sync.get(), shared); });
+    workers.emplace_back(
+        [&, i] { outcomes[i] = run_worker(s, p, i, cores[i], backend, *start, sync.get(), shared); });
   }
   for (std::thread& t : workers) t.join();
   return outcomes;
@@ -171,7 +174,8 @@ std::vector<Outcome> run_threads(const Scenario& s, const Platform& p, WorkerBac
 
 // One forked child per instance (Dissertation §3.3.2 step 2: separate CUDA contexts). The
 // child sends "ok\n" + its encoded trace, or "error\n" + the message, through a pipe.
-std::vector<Outcome> run_processes(const Scenario& s, const Platform& p, WorkerBackend& backend,
+std::vector<Outcome> run_processes(const Scenario& s, const Platform& p,
+                                   const std::vector<std::optional<int>>& cores, WorkerBackend& backend,
                                    Shared& shared) {
   const int n = static_cast<int>(s.instances.size());
   auto start = detail::make_process_barrier(n, {&set_start, &shared});
@@ -192,7 +196,7 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p, WorkerB
         if (const auto& pct = s.instances[i].mps_thread_percentage) {
           setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", fmt::format("{}", *pct).c_str(), 1);
         }
-        Outcome o = run_worker(s, p, i, backend, *start, sync.get(), shared);
+        Outcome o = run_worker(s, p, i, cores[i], backend, *start, sync.get(), shared);
         message = o.error.empty() ? "ok\n" + encode_instance(o.trace) : "error\n" + o.error;
       } catch (const std::exception& e) {
         message = std::string("error\n") + e.what();
@@ -258,16 +262,61 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p, WorkerB
 
 }  // namespace
 
+std::vector<int> usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    throw Error(fmt::format("bench: sched_getaffinity failed: {}", std::strerror(errno)));
+  }
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(static_cast<std::size_t>(c), &set)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+std::vector<std::optional<int>> assign_cpu_cores(const Scenario& scenario, const std::vector<int>& cpus) {
+  std::vector<std::optional<int>> cores(scenario.instances.size());
+  std::vector<int> named;
+  for (std::size_t i = 0; i < scenario.instances.size(); ++i) {
+    const std::optional<int>& c = scenario.instances[i].cpu_core;
+    if (!c) continue;
+    if (std::find(cpus.begin(), cpus.end(), *c) == cpus.end()) {
+      std::string allowed;
+      for (int x : cpus) allowed += (allowed.empty() ? "" : ",") + std::to_string(x);
+      throw InputError(scenario.source, fmt::format("benchmarks[{}].cpu_core", i), std::to_string(*c),
+                       fmt::format("this process may run only on CPUs {}", allowed));
+    }
+    cores[i] = c;
+    named.push_back(*c);
+  }
+  if (!scenario.pin_cpus || cpus.empty()) return cores;
+  // Round-robin, the CPUs no cpu_core names first, so pinned instances spread out.
+  std::vector<int> order;
+  for (int c : cpus) {
+    if (std::find(named.begin(), named.end(), c) == named.end()) order.push_back(c);
+  }
+  for (int c : cpus) {
+    if (std::find(named.begin(), named.end(), c) != named.end()) order.push_back(c);
+  }
+  std::size_t next = 0;
+  for (std::optional<int>& c : cores) {
+    if (!c) c = order[next++ % order.size()];
+  }
+  return cores;
+}
+
 std::vector<InstanceTrace> run_instances(const Scenario& scenario, const Platform& platform,
                                          WorkerBackend& backend) {
   if (scenario.instances.empty()) throw Error("bench: the scenario has no benchmarks");
+  const std::vector<std::optional<int>> cores = assign_cpu_cores(scenario, usable_cpus());
   void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) throw Error("bench: mmap of the shared run state failed");
   Shared* shared = new (mem) Shared;
   std::vector<Outcome> outcomes;
   try {
-    outcomes = scenario.use_processes ? run_processes(scenario, platform, backend, *shared)
-                                      : run_threads(scenario, platform, backend, *shared);
+    outcomes = scenario.use_processes ? run_processes(scenario, platform, cores, backend, *shared)
+                                      : run_threads(scenario, platform, cores, backend, *shared);
   } catch (...) {
     munmap(mem, sizeof(Shared));
     throw;

@@ -1,13 +1,14 @@
 // The host side of `gpurt bench` (Dissertation §3.3.2 steps 2-5): every benchmark instance runs
 // in its own worker — a thread, or a forked process when the config says "use_processes" —
-// which pins itself to "cpu_core", opens its plugin, waits for the common start, sleeps until
-// its release_time, and runs iterations until max_iterations or max_time, optionally meeting
-// the others at a barrier before each iteration ("sync_every_iteration"). A process sends its
-// trace back through a pipe. The same loop as the simulator's host model (sim/host.cpp), so a
-// prediction and a measurement of one config mean the same thing.
+// which pins itself to its CPU ("cpu_core", or one "pin_cpus" chose), opens its plugin, waits for the common
+// start, sleeps until its release_time, and runs iterations until max_iterations or max_time, optionally
+// meeting the others at a barrier before each iteration ("sync_every_iteration"). A process sends its trace
+// back through a pipe. The same loop as the simulator's host model (sim/host.cpp), so a prediction and a
+// measurement of one config mean the same thing.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "gpurt/bench/plugin.hpp"
@@ -34,6 +35,15 @@ class WorkerBackend {
 /// gpurt::Error naming the first instance (log_name) that failed and why; nothing is written.
 std::vector<InstanceTrace> run_instances(const Scenario& scenario, const Platform& platform,
                                          WorkerBackend& backend);
+
+/// The CPUs the calling process may run on (sched_getaffinity), ascending.
+std::vector<int> usable_cpus();
+
+/// The CPU each instance's worker pins itself to (nullopt: left to the OS). An instance's
+/// cpu_core wins; with pin_cpus the others go round-robin over `cpus`, first over those no
+/// cpu_core names. Throws InputError (file, benchmarks[i].cpu_core, value) for a cpu_core not
+/// in `cpus`, before anything runs.
+std::vector<std::optional<int>> assign_cpu_cores(const Scenario& scenario, const std::vector<int>& cpus);
 
 /// The trace of one instance as JSON and back: how a child process returns its result.
 std::string encode_instance(const InstanceTrace& instance);

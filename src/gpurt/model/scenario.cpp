@@ -372,7 +372,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
   if (auto v = root.find("sync_every_iteration")) s.sync_every_iteration = v->as_bool();
   if (auto v = root.find("do_warmup")) s.do_warmup = v->as_bool();
   if (auto v = root.find("omit_block_times")) s.omit_block_times = v->as_bool();
-  if (auto v = root.find("pin_cpus")) (void)v->as_bool();
+  if (auto v = root.find("pin_cpus")) s.pin_cpus = v->as_bool();
   s.source = file;
   if (auto v = root.find("cuda_device")) s.device = static_cast<int>(v->as_int_in(0, 1024));
   if (auto v = root.find("gpu_device_id")) {
@@ -382,7 +382,10 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
     }
     s.device = d;
   }
-  if (auto v = root.find("base_result_directory")) (void)v->as_string();
+  if (auto v = root.find("base_result_directory")) {
+    s.base_result_directory = v->as_string();
+    if (s.base_result_directory.empty()) v->fail("must name a folder");
+  }
   if (auto v = root.find("gpurt_sim")) s.sim = read_sim_options(*v);
   const JsonNode benchmarks = root.at("benchmarks");
   const auto entries = benchmarks.items();

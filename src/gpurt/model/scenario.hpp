@@ -117,6 +117,11 @@ struct Scenario {
   bool sync_every_iteration = false;
   bool do_warmup = false;
   bool omit_block_times = false;
+  /// pin_cpus: instances without a cpu_core are pinned round-robin over the CPUs this process
+  /// may use (the gpu backend; the simulator has no CPU model).
+  bool pin_cpus = false;
+  /// base_result_directory: where `gpurt bench` writes when no --out is given ("" if unset).
+  std::string base_result_directory;
   SimOptions sim;
   std::vector<ScenarioInstance> instances;
 };
