@@ -24,6 +24,9 @@ TEST(KxLock, HandsOutLowestFreeSlotsAndBlocksWhenFull) {
   EXPECT_EQ(gpurt_kx_release(kx, 1), 0);
   EXPECT_EQ(gpurt_kx_release(kx, 1), -EINVAL);  // double release
   EXPECT_EQ(gpurt_kx_release(kx, 3), -EINVAL);  // no slot 3
+  EXPECT_STREQ(gpurt_last_error(), "slot 3 is outside 0..2");
+  EXPECT_EQ(gpurt_kx_release(nullptr, 0), -EINVAL);
+  EXPECT_STREQ(gpurt_last_error(), "lock is NULL");
   EXPECT_EQ(gpurt_kx_acquire(kx), 1);
   // Full: a waiter blocks until a slot returns, and gets that slot.
   std::atomic<int> got{-1};

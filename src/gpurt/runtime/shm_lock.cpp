@@ -54,12 +54,16 @@ int head(const Segment& s) {
 }
 
 // Marks the head as woken when a unit is free; returns its futex word for a wake after unlocking.
-std::atomic<std::uint32_t>* mark_head(Segment& s) {
-  if (s.free_count <= 0 || s.waiting.load(std::memory_order_relaxed) == 0) return nullptr;
+[[gnu::noinline]] std::atomic<std::uint32_t>* mark_head_slow(Segment& s) {
   const int h = head(s);
   if (h < 0) return nullptr;
   s.waiters[h].wake.store(1, std::memory_order_release);
   return &s.waiters[h].wake;
+}
+inline std::atomic<std::uint32_t>* mark_head(Segment& s) {
+  if (s.free_count <= 0 || s.waiting.load(std::memory_order_relaxed) == 0) [[likely]]
+    return nullptr;
+  return mark_head_slow(s);
 }
 
 void check_invariants([[maybe_unused]] const Segment& s) {
@@ -83,7 +87,6 @@ std::uint64_t monotonic_ns() noexcept {
 // Rebuilds the free set and the queue from the owner table after dropping dead processes' units
 // and requests. Run when a waiter times out and when the mutex's previous owner died in it.
 void reclaim(Segment& s) {
-  s.last_check_ns = monotonic_ns();
   // Units usually come in runs of one owner: remember the last few answers (/proc reads).
   struct Known {
     std::int32_t pid;
@@ -125,15 +128,21 @@ void reclaim(Segment& s) {
 // Units of a process that died while holding them come back when a waiter's poll times out --
 // but a request that finds some unit free never waits, and would get less than it could for as
 // long as the dead process's units stay marked held. So a grant that would be smaller than the
-// request's largest size first looks for holders that are gone, at most once per kPoll per lock.
+// request's largest size first looks for holders that are gone, at most once per kPoll per
+// process (per handle: `last_check`, process memory), so a process that has not looked lately
+// -- e.g. the first one to ask after a holder died -- always looks.
 // The look is kill(pid, 0) per distinct holder (a fraction of a microsecond each, inside the
 // critical section); only when one is gone does the full reclaim (with its /proc reads) run.
 // A zombie or a recycled pid passes this look: the waiters' poll still catches those.
-void recheck_if_short(Segment& s, std::span<const int> allowed) {
-  if (smlp_grant(allowed, s.free_count) == allowed.back()) return;
+// Returns the size to grant (smlp_grant of the free units after any reclaim).
+[[gnu::noinline]] int recheck_short(Segment& s, std::span<const int> allowed, int n,
+                                    std::uint64_t& last_check) {
   const std::uint64_t now = monotonic_ns();
-  if (now - s.last_check_ns < static_cast<std::uint64_t>(std::chrono::nanoseconds(kPoll).count())) return;
-  s.last_check_ns = now;
+  if (last_check != 0 &&
+      now - last_check < static_cast<std::uint64_t>(std::chrono::nanoseconds(kPoll).count())) {
+    return n;
+  }
+  last_check = now;
   const std::int32_t mine = self().pid;
   std::int32_t checked[8] = {};
   int next = 0;
@@ -148,20 +157,27 @@ void recheck_if_short(Segment& s, std::span<const int> allowed) {
     next = (next + 1) % 8;
     if (kill(pid, 0) != 0 && errno == ESRCH) {
       reclaim(s);
-      return;
+      return smlp_grant(allowed, s.free_count);
     }
   }
+  return n;
 }
 
-// Grants smlp_grant(allowed, free) of the lowest-numbered free units to `me`.
-int grant(Segment& s, std::span<const int> allowed, const Identity& me, gpurt_mask* out, GrantInfo* info) {
+// The size to grant now: smlp_grant of the free units; a short grant first checks for dead holders.
+inline int grant_size(Segment& s, std::span<const int> allowed, std::uint64_t& last_check) {
+  const int n = smlp_grant(allowed, s.free_count);
+  return n == allowed.back() ? n : recheck_short(s, allowed, n, last_check);
+}
+
+// Grants n (grant_size) of the lowest-numbered free units to `me`.
+inline int grant(Segment& s, int n, const Identity& me, gpurt_mask* out, GrantInfo* info) {
   const int free = s.free_count;
-  const int n = smlp_grant(allowed, free);
   assert(n >= 1 && n <= free);
   const Owner mine{me.pid, me.tid, me.start};
   int got = 0;
-  for (int w = 0; w < 4; ++w) {
-    std::uint64_t avail = got < n ? s.free_bits[w] : 0;
+  int w = 0;
+  for (; w < 4 && got < n; ++w) {
+    std::uint64_t avail = s.free_bits[w];
     std::uint64_t take = 0;
     while (avail != 0 && got < n) {
       const int b = std::countr_zero(avail);
@@ -174,6 +190,7 @@ int grant(Segment& s, std::span<const int> allowed, const Identity& me, gpurt_ma
     s.free_bits[w] &= ~take;
     out->bits[w] = take;  // word by word: a 16-byte copy of a local mask stalls store forwarding
   }
+  for (; w < 4; ++w) out->bits[w] = 0;
   s.free_count -= n;
   const std::uint64_t epoch = ++s.epoch;
   if (info != nullptr) {
@@ -216,6 +233,13 @@ bool canonical(std::span<const int> allowed, int h) noexcept {
   return n;
 }
 
+// (pid, tid) as one 64-bit value, for comparing owners with one load.
+constexpr std::uint64_t owner_key(std::int32_t pid, std::int32_t tid) noexcept {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid)) |
+         static_cast<std::uint64_t>(static_cast<std::uint32_t>(tid)) << 32;
+}
+inline std::uint64_t owner_key(const Owner& o) noexcept { return owner_key(o.pid, o.tid); }
+
 // The units of word w (0..3) that exist in a lock of h units.
 std::uint64_t word_range(int w, int h) noexcept {
   const int lo = w * 64;
@@ -242,6 +266,8 @@ std::uint64_t word_range(int w, int h) noexcept {
   }
   return fail(EINVAL, "the mask to unlock is empty");
 }
+
+[[gnu::cold, gnu::noinline]] int refuse_null_mask() noexcept { return fail(EINVAL, "output mask is NULL"); }
 
 }  // namespace
 
@@ -278,29 +304,39 @@ void ShmLock::wait_for_wake(std::atomic<std::uint32_t>* word, bool* timed_out) n
   }
 }
 
-int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out, GrantInfo* info) noexcept {
-  if (out == nullptr) return fail(EINVAL, "output mask is NULL");
+int ShmLock::lock(std::span<const int> allowed, int priority, gpurt_mask* out, GrantInfo* info) noexcept {
+  if (out == nullptr) [[unlikely]]
+    return refuse_null_mask();
   // Sizes as a sorted set, checked against H (fixed for SMLP locks; k-exclusion asks for {1}).
-  // Callers normally pass them that way already; only other inputs are copied and sorted.
-  const int h = _seg->units.load(std::memory_order_relaxed);
-  int sorted[GPURT_MAX_UNITS];
-  std::span<const int> allowed = allowed_in;
-  if (!canonical(allowed_in, h)) [[unlikely]] {
-    const int n = canonicalise(allowed_in, h, sorted);
-    if (n < 0) return n;
-    allowed = std::span<const int>(sorted, static_cast<std::size_t>(n));
+  // Callers normally pass them that way already; only other inputs are copied and sorted (off
+  // this path, so that its stack frame stays small).
+  if (!canonical(allowed, _seg->units.load(std::memory_order_relaxed))) [[unlikely]] {
+    return lock_sorting(allowed, priority, out, info);
   }
   const Identity& me = self();
   if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const std::uint64_t ticket = ++s.epoch;
   if (info != nullptr) info->ticket = ticket;
-  if (s.waiting.load(std::memory_order_relaxed) == 0 && s.free_count > 0) {
-    recheck_if_short(s, allowed);
-    const int granted = grant(s, allowed, me, out, info);
+  if (s.waiting.load(std::memory_order_relaxed) == 0 && s.free_count > 0) [[likely]] {
+    const int granted = grant(s, grant_size(s, allowed, _last_check_ns), me, out, info);
     leave();
     return granted;
   }
+  return queue_and_wait(allowed, priority, ticket, me, out, info);
+}
+
+int ShmLock::lock_sorting(std::span<const int> allowed, int priority, gpurt_mask* out,
+                          GrantInfo* info) noexcept {
+  int sorted[GPURT_MAX_UNITS];
+  const int n = canonicalise(allowed, _seg->units.load(std::memory_order_relaxed), sorted);
+  if (n < 0) return n;
+  return lock(std::span<const int>(sorted, static_cast<std::size_t>(n)), priority, out, info);
+}
+
+int ShmLock::queue_and_wait(std::span<const int> allowed, int priority, std::uint64_t ticket,
+                            const Identity& me, gpurt_mask* out, GrantInfo* info) noexcept {
+  Segment& s = *_seg;
   int slot = -1;
   for (int i = 0; i < GPURT_MAX_WAITERS; ++i) {
     if (s.waiters[i].in_use == 0) {
@@ -326,8 +362,7 @@ int ShmLock::lock(std::span<const int> allowed_in, int priority, gpurt_mask* out
     if (s.free_count > 0 && head(s) == slot) {
       w.in_use = 0;
       s.waiting.fetch_sub(1, std::memory_order_relaxed);
-      recheck_if_short(s, allowed);
-      const int granted = grant(s, allowed, me, out, info);
+      const int granted = grant(s, grant_size(s, allowed, _last_check_ns), me, out, info);
       std::atomic<std::uint32_t>* next = mark_head(s);  // units left: the next request goes too
       leave();
       if (next != nullptr) futex_wake(next, 1);
@@ -350,28 +385,45 @@ int ShmLock::unlock(const gpurt_mask& held, std::uint64_t* epoch) noexcept {
   Segment& s = *_seg;
   const int h = s.units.load(std::memory_order_relaxed);
   // Every unit in the mask must exist and be held by this thread; nothing changes otherwise.
+  // An owner is compared as one 64-bit (pid, tid) key.
+  const std::uint64_t key = owner_key(me.pid, me.tid);
   int count = 0;
-  bool ok = true;
-  for (int w = 0; w < 4 && ok; ++w) {
-    const std::uint64_t bits = held.bits[w];
-    if (bits == 0) continue;
-    ok = (bits & ~word_range(w, h)) == 0;
+  if ((held.bits[1] | held.bits[2] | held.bits[3]) == 0) [[likely]] {
+    // Units 0..63 only (every lock of up to 64 units): one word to check and return.
+    const std::uint64_t bits = held.bits[0];
+    bool ok = bits != 0 && (bits & ~word_range(0, h)) == 0;
     for (std::uint64_t b = bits; b != 0 && ok; b &= b - 1) {  // counts here: no popcnt on x86-64 v1
-      const Owner& o = s.owner[w * 64 + std::countr_zero(b)];
-      ok = o.pid == me.pid && o.tid == me.tid;
+      ok = owner_key(s.owner[std::countr_zero(b)]) == key;
       ++count;
     }
-  }
-  if (!ok || count == 0) [[unlikely]] {
-    const int r = refuse_unlock(s, held, me, h);
-    leave();
-    return r;
-  }
-  for (int w = 0; w < 4; ++w) {
-    const std::uint64_t bits = held.bits[w];
-    if (bits == 0) continue;
-    for (std::uint64_t b = bits; b != 0; b &= b - 1) s.owner[w * 64 + std::countr_zero(b)] = Owner{};
-    s.free_bits[w] |= bits;
+    if (!ok) [[unlikely]] {
+      const int r = refuse_unlock(s, held, me, h);
+      leave();
+      return r;
+    }
+    for (std::uint64_t b = bits; b != 0; b &= b - 1) s.owner[std::countr_zero(b)] = Owner{};
+    s.free_bits[0] |= bits;
+  } else {
+    bool ok = true;
+    for (int w = 0; w < 4 && ok; ++w) {
+      const std::uint64_t bits = held.bits[w];
+      if (bits == 0) continue;
+      ok = (bits & ~word_range(w, h)) == 0;
+      for (std::uint64_t b = bits; b != 0 && ok; b &= b - 1) {
+        ok = owner_key(s.owner[w * 64 + std::countr_zero(b)]) == key;
+        ++count;
+      }
+    }
+    if (!ok) [[unlikely]] {
+      const int r = refuse_unlock(s, held, me, h);
+      leave();
+      return r;
+    }
+    for (int w = 0; w < 4; ++w) {
+      const std::uint64_t bits = held.bits[w];
+      for (std::uint64_t b = bits; b != 0; b &= b - 1) s.owner[w * 64 + std::countr_zero(b)] = Owner{};
+      s.free_bits[w] |= bits;
+    }
   }
   s.free_count += count;
   const std::uint64_t e = ++s.epoch;
@@ -407,3 +459,61 @@ int ShmLock::resize(int units) noexcept {
 }
 
 }  // namespace gpurt::runtime
+
+// The C API's hot entry points (the rest is in c_api.cpp): here, in the protocol's translation
+// unit, so that ShmLock::lock and unlock are inlined into them.
+namespace {
+// Off the path: building a message must not give the entry points a stack frame.
+[[gnu::cold, gnu::noinline]] int refuse(int err, const char* why) noexcept {
+  return gpurt::runtime::fail(err, why);
+}
+[[gnu::cold, gnu::noinline]] int refuse_slot(int slot, int k) noexcept {
+  return gpurt::runtime::fail(EINVAL, fmt::format("slot {} is outside 0..{}", slot, k - 1));
+}
+}  // namespace
+
+extern "C" {
+
+int gpurt_smlp_lock(gpurt_smlp* lock, const int* allowed_sizes, int n, int priority, gpurt_mask* out) {
+  if (lock == nullptr) [[unlikely]]
+    return refuse(EINVAL, "lock is NULL");
+  if (allowed_sizes == nullptr || n <= 0) [[unlikely]]
+    return refuse(EINVAL, "allowed sizes are empty");
+  return lock->impl->lock(std::span<const int>(allowed_sizes, static_cast<std::size_t>(n)), priority, out,
+                          nullptr);
+}
+
+int gpurt_smlp_unlock(gpurt_smlp* lock, const gpurt_mask* held) {
+  if (lock == nullptr) [[unlikely]]
+    return refuse(EINVAL, "lock is NULL");
+  if (held == nullptr) [[unlikely]]
+    return refuse(EINVAL, "mask is NULL");
+  return lock->impl->unlock(*held, nullptr);
+}
+
+int gpurt_kx_acquire(gpurt_kx* lock) {
+  if (lock == nullptr) [[unlikely]]
+    return refuse(EINVAL, "lock is NULL");
+  static constexpr int kOne[] = {1};
+  gpurt_mask m{};
+  const int r = lock->impl->lock(kOne, 0, &m, nullptr);
+  if (r < 0) return r;
+  for (int w = 0; w < 4; ++w) {
+    if (m.bits[w] != 0) return w * 64 + std::countr_zero(m.bits[w]);
+  }
+  return refuse(EPROTO, "granted an empty slot set");  // cannot happen: a grant is >= 1 unit
+}
+
+int gpurt_kx_release(gpurt_kx* lock, int slot) {
+  if (lock == nullptr) [[unlikely]]
+    return refuse(EINVAL, "lock is NULL");
+  const int k = lock->impl->units();
+  if (slot < 0 || slot >= k) [[unlikely]] {
+    return refuse_slot(slot, k);
+  }
+  gpurt_mask m{};
+  m.bits[slot / 64] = std::uint64_t{1} << (slot % 64);
+  return lock->impl->unlock(m, nullptr);
+}
+
+}  // extern "C"

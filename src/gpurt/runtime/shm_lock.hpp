@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -64,11 +65,25 @@ class ShmLock {
   ShmLock(Segment* segment, LockKind kind) : _seg(segment), _kind(kind) {}
   int enter(const Identity& me) noexcept;  // locks the mutex; repairs if its owner died
   void leave() noexcept;
+  // lock() with sizes that are not yet a sorted set (cold), and with a queue to join (slow).
+  [[gnu::cold, gnu::noinline]] int lock_sorting(std::span<const int> allowed, int priority, gpurt_mask* out,
+                                                GrantInfo* info) noexcept;
+  [[gnu::noinline]] int queue_and_wait(std::span<const int> allowed, int priority, std::uint64_t ticket,
+                                       const Identity& me, gpurt_mask* out, GrantInfo* info) noexcept;
   void wait_for_wake(std::atomic<std::uint32_t>* word, bool* timed_out) noexcept;
 
   Segment* _seg;
   LockKind _kind;
-  std::atomic<int> _spin{64};  // adaptive spin budget (iterations) before sleeping
+  std::atomic<int> _spin{64};        // adaptive spin budget (iterations) before sleeping
+  std::uint64_t _last_check_ns = 0;  // this handle's last look for dead holders (under the mutex)
 };
 
 }  // namespace gpurt::runtime
+
+// The C handles (gpurt.h): a ShmLock behind an opaque type.
+struct gpurt_smlp {
+  std::unique_ptr<gpurt::runtime::ShmLock> impl;
+};
+struct gpurt_kx {
+  std::unique_ptr<gpurt::runtime::ShmLock> impl;
+};

@@ -12,7 +12,7 @@
 namespace gpurt::runtime {
 
 constexpr std::uint64_t kMagic = 0x6770'7572'746c'6b31;  // "gpurtlk1"
-constexpr std::uint32_t kVersion = 2;                    // 2: last_check_ns
+constexpr std::uint32_t kVersion = 3;                    // 3: no last_check_ns (per handle now)
 
 struct Owner {
   std::int32_t pid;  // 0: the unit is free
@@ -42,7 +42,6 @@ struct ShmLock::Segment {
   std::uint64_t free_bits[4];
   std::int32_t free_count;
   std::atomic<std::int32_t> waiting;  // in-use Waiter slots; written under the mutex
-  std::uint64_t last_check_ns;        // CLOCK_MONOTONIC of the last dead-owner check (reclaim)
   Owner owner[GPURT_MAX_UNITS];
   Waiter waiters[GPURT_MAX_WAITERS];
 };
