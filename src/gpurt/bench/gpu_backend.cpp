@@ -12,17 +12,12 @@
 
 #include "gpurt/bench/gpu_util.hpp"
 #include "gpurt/bench/partition_mask.hpp"
+#include "gpurt/core/time.hpp"
 #include "gpurt/runtime/partition.hpp"
 
 namespace gpurt {
 
 namespace {
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Clock alignment, once per process (Dissertation §3.2.2.1 reads %globaltimer on the GPU and
 // compares with CPU times): a one-thread kernel reads %globaltimer between two CPU readings;

@@ -18,18 +18,13 @@
 
 #include "gpurt/bench/barrier.hpp"
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/time.hpp"
 
 namespace gpurt {
 
 namespace {
 
 using detail::Barrier;
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
 
 void sleep_until_monotonic(std::int64_t ns) {
   timespec ts{};

@@ -1,5 +1,7 @@
 #include "gpurt/core/time.hpp"
 
+#include <time.h>
+
 #include <cmath>
 #include <limits>
 
@@ -70,6 +72,12 @@ double from_nanos(Nanos t, TimeUnit unit) {
   const std::int64_t q = t.count() / per;
   const std::int64_t r = t.count() % per;
   return static_cast<double>(q) + static_cast<double>(r) / static_cast<double>(per);
+}
+
+std::int64_t monotonic_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
 }  // namespace gpurt

@@ -35,6 +35,9 @@ std::optional<Nanos> to_nanos(double value, TimeUnit unit, Rounding rounding);
 /// Converts nanoseconds to a value in `unit` for output (exact when the unit divides it).
 double from_nanos(Nanos t, TimeUnit unit);
 
+/// CLOCK_MONOTONIC now, in nanoseconds: the clock of runs, locks and benchmarks on the host.
+std::int64_t monotonic_ns() noexcept;
+
 /// ceil(a / b) for a >= 0, b > 0.
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

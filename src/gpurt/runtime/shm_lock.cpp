@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/analysis/smlp.hpp"
+#include "gpurt/core/time.hpp"
 #include "gpurt/runtime/shm_mutex.hpp"
 #include "gpurt/runtime/shm_segment.hpp"
 #include "gpurt/runtime/sys.hpp"
@@ -78,12 +79,6 @@ void check_invariants([[maybe_unused]] const Segment& s) {
 #endif
 }
 
-std::uint64_t monotonic_ns() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 // Rebuilds the free set and the queue from the owner table after dropping dead processes' units
 // and requests. Run when a waiter times out and when the mutex's previous owner died in it.
 void reclaim(Segment& s) {
@@ -137,7 +132,7 @@ void reclaim(Segment& s) {
 // Returns the size to grant (smlp_grant of the free units after any reclaim).
 [[gnu::noinline]] int recheck_short(Segment& s, std::span<const int> allowed, int n,
                                     std::uint64_t& last_check) {
-  const std::uint64_t now = monotonic_ns();
+  const auto now = static_cast<std::uint64_t>(monotonic_ns());
   if (last_check != 0 &&
       now - last_check < static_cast<std::uint64_t>(std::chrono::nanoseconds(kPoll).count())) {
     return n;
