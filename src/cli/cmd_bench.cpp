@@ -1,4 +1,13 @@
 // gpurt bench CONFIG [--backend gpu|sim] [--platform NAME] [--out DIR] [--svg FILE] [--json]
+//             [--timeout SECONDS]
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -26,6 +35,47 @@ struct BenchArgs {
   std::string config, backend = "sim", platform, out, svg;
   std::vector<std::string> plugin_libs;
   bool json = false;
+  double timeout_s = 0;  // 0: none
+};
+
+// --timeout: a run that has not ended after `seconds` (a kernel that never ends, a worker stuck
+// in a driver call, a simulation far longer than meant) ends the process with exit 1 and a
+// message; nothing has been written by then (results are written after the run). Worker
+// processes die with it (they are children with PR_SET_PDEATHSIG, runner.cpp); worker threads
+// and GPU work cannot be stopped any other way.
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds) {
+    if (seconds <= 0) return;
+    _thread = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(_mutex);
+      if (_cv.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return _done; })) return;
+      std::fflush(stdout);
+      fmt::print(stderr,
+                 "gpurt: error: the run did not end within --timeout {} s (a hung kernel or worker?); "
+                 "nothing was written\n",
+                 seconds);
+      std::fflush(stderr);
+      _exit(1);
+    });
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+  ~Watchdog() {
+    if (!_thread.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(_mutex);
+      _done = true;
+    }
+    _cv.notify_one();
+    _thread.join();
+  }
+
+ private:
+  std::mutex _mutex;
+  std::condition_variable _cv;
+  bool _done = false;
+  std::thread _thread;
 };
 
 // Plugin libraries are user input: one that cannot be loaded is bad input (exit 2).
@@ -65,7 +115,11 @@ void run_bench_command(const BenchArgs& a) {
     throw InputError("--out", "", "",
                      "give the folder for the results (or set base_result_directory in the config)");
   }
-  const BenchResult result = run_bench(scenario, platform, backend, &libraries);
+  BenchResult result;
+  {
+    const Watchdog watchdog(a.timeout_s);
+    result = run_bench(scenario, platform, backend, &libraries);
+  }
   // Only now, with the whole run complete, is anything written.
   write_results(result.trace, out);
   if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(result.trace));
@@ -114,6 +168,9 @@ void add_bench(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  cmd->add_option("--timeout", args->timeout_s,
+                  "End the run with exit 1 if it has not ended after this many seconds (default: no limit)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args] { run_bench_command(*args); });
 }
 

@@ -210,6 +210,27 @@ TEST_F(BenchCli, ResultsGoToBaseResultDirectoryUnlessOutIsGiven) {
   EXPECT_NE(r.err.find("base_result_directory"), std::string::npos) << r.err;
 }
 
+TEST_F(BenchCli, TimeoutEndsARunThatDoesNotEndWithExit1AndNoFiles) {
+  // 10^5 simulated seconds of 5000-block kernels: far longer than anyone waits.
+  const std::string endless = write("endless.json", R"({"name": "long", "max_iterations": 0,
+      "max_time": 100000, "omit_block_times": true, "benchmarks": [
+      {"filename": "timer_spin", "log_name": "t.json", "thread_count": 64, "block_count": 5000,
+       "additional_info": 1000}]})");
+  Outcome r = cli("bench " + endless + " --platform h100 --out " + path("o") + " --timeout 0.3");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("did not end within --timeout 0.3 s"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("o")));
+  // A run that ends in time is not disturbed; a timeout that is not a positive number is exit 2.
+  r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + path("o") +
+          " --timeout 60");
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + path("p") +
+          " --timeout 0");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--timeout"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("p")));
+}
+
 TEST_F(BenchCli, SimBackendRunsMatrixMultiplyAndRandomWalk) {
   // The walk is released after the three multiplications are done, so neither disturbs the other.
   const std::string config =

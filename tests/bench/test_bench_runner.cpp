@@ -2,11 +2,16 @@
 // GPU: iterations, release times, warm-up, the per-iteration barrier, threads and processes,
 // failures; and the process pipe's trace encoding.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "gpurt/bench/runner.hpp"
@@ -17,6 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 
 std::atomic<int> g_executes{0};
+int g_report_fd = -1;  // "hang" workers write their pid here
 
 // Sleeps (instance index + 1) ms in execute and reports one "kernel" of one block.
 class SleepPlugin final : public gpurt::BenchPlugin {
@@ -26,6 +32,11 @@ class SleepPlugin final : public gpurt::BenchPlugin {
   void execute(gpurt::IterationRecord& it) override {
     ++g_executes;
     if (_ctx.instance->label == "die") std::raise(SIGKILL);  // a worker process that crashes
+    if (_ctx.instance->label == "hang") {  // a worker stuck for good (a kernel that never ends)
+      const pid_t me = getpid();
+      if (::write(g_report_fd, &me, sizeof me) != static_cast<ssize_t>(sizeof me)) std::abort();
+      for (;;) pause();
+    }
     if (_fail) throw gpurt::Error("plugin failed on purpose");
     gpurt::KernelRecord k;
     k.name = "sleep";
@@ -137,6 +148,53 @@ TEST(RunnerProcesses, ADeadWorkerStopsTheRunInsteadOfHangingAtTheBarrier) {
     EXPECT_NE(std::string(e.what()).find("benchmark 1 (i1.json): worker process killed by signal 9"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// Gone: no /proc entry, or a zombie (reparented, not yet reaped).
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+TEST(RunnerProcesses, WorkersDieWithTheProcessThatRunsThem) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  g_report_fd = fds[1];
+  const pid_t run = fork();
+  ASSERT_GE(run, 0);
+  if (run == 0) {  // the bench process: two workers that hang
+    ::close(fds[0]);
+    auto s = scenario(2, 1, true, false);
+    s.instances[0].label = s.instances[1].label = "hang";
+    SleepBackend backend;
+    try {
+      gpurt::run_instances(s, *gpurt::find_platform_preset("h100"), backend);
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  ::close(fds[1]);
+  pid_t workers[2] = {0, 0};
+  for (pid_t& w : workers) {
+    pollfd p{fds[0], POLLIN, 0};
+    ASSERT_EQ(poll(&p, 1, 10'000), 1) << "a worker did not start";
+    ASSERT_EQ(::read(fds[0], &w, sizeof w), static_cast<ssize_t>(sizeof w));
+  }
+  ::close(fds[0]);
+  ASSERT_EQ(kill(run, SIGKILL), 0);  // as `gpurt bench --timeout` ends, or a user's kill -9
+  int status = 0;
+  ASSERT_EQ(waitpid(run, &status, 0), run);
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  for (const pid_t w : workers) {
+    while (!process_gone(w) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    EXPECT_TRUE(process_gone(w)) << "worker " << w << " outlived the run";
+  }
+  for (const pid_t w : workers) {
+    if (!process_gone(w)) kill(w, SIGKILL);
   }
 }
 

@@ -2,7 +2,9 @@
 
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -177,12 +179,18 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p,
   auto sync = s.sync_every_iteration ? detail::make_process_barrier(n) : nullptr;
   std::vector<pid_t> pids;
   std::vector<int> fds;
+  const pid_t parent = getpid();
   for (std::size_t i = 0; i < s.instances.size(); ++i) {
     int pipefd[2];
     if (pipe(pipefd) != 0) throw Error(fmt::format("bench: pipe failed: {}", std::strerror(errno)));
     const pid_t pid = fork();
     if (pid < 0) throw Error(fmt::format("bench: fork failed: {}", std::strerror(errno)));
     if (pid == 0) {
+      // A worker must not outlive the run: if the parent dies (killed, or ended by `gpurt bench
+      // --timeout`), so does the worker, with whatever GPU work it has. The parent may have died
+      // before the prctl took effect: then getppid() is no longer the parent.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(1);
       ::close(pipefd[0]);
       for (int fd : fds) ::close(fd);
       std::string message;
