@@ -2,6 +2,7 @@
 //             [--timeout SECONDS]
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -49,7 +50,9 @@ class Watchdog {
     if (seconds <= 0) return;
     _thread = std::thread([this, seconds] {
       std::unique_lock<std::mutex> lock(_mutex);
-      if (_cv.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return _done; })) return;
+      // Capped at 10^9 s (31 years): a longer duration would overflow the clock's time point.
+      const std::chrono::duration<double> limit(std::min(seconds, 1e9));
+      if (_cv.wait_for(lock, limit, [this] { return _done; })) return;
       std::fflush(stdout);
       fmt::print(stderr,
                  "gpurt: error: the run did not end within --timeout {} s (a hung kernel or worker?); "

@@ -224,6 +224,10 @@ TEST_F(BenchCli, TimeoutEndsARunThatDoesNotEndWithExit1AndNoFiles) {
   r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + path("o") +
           " --timeout 60");
   EXPECT_EQ(r.code, 0) << r.err;
+  // A huge limit is no limit (it once overflowed the clock and fired at once).
+  r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + path("q") +
+          " --timeout 1e300");
+  EXPECT_EQ(r.code, 0) << r.err;
   r = cli("bench " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform jetson-tx2 --out " + path("p") +
           " --timeout 0");
   EXPECT_EQ(r.code, 2);
