@@ -17,7 +17,7 @@ namespace gpurt::cli {
 namespace {
 struct ProfileArgs {
   FftProfileOptions options;
-  std::string backend = "sim", platform = "rtx3060ti", sizes = "22", out;
+  std::string model = "calibrated", backend = "sim", platform = "rtx3060ti", sizes = "22", out;
   int device = 0;
 };
 
@@ -29,7 +29,9 @@ void run_profile(const ProfileArgs& a) {
   if (fft_backend_is_gpu(a.backend)) {
     system = profile_fft_gpu(o.log2_sizes, o.batch, o.runs, o.copies, o.rho, a.device);
   } else {
-    system = profile_fft_sim(fft_platform(a.platform), o);
+    Platform platform = fft_platform(a.platform);
+    apply_model_option(platform, a.model);
+    system = profile_fft_sim(platform, o);
   }
   // Analyse before writing, so a system the analysis rejects never reaches the file.
   const SmlpResult r = analyse_smlp(system);
@@ -58,7 +60,8 @@ void add_fft(CLI::App& app) {
       "--out fft22.json\n  gpurt analyze smlp fft22.json");
   auto a = std::make_shared<ProfileArgs>();
   cmd->add_option("--backend", a->backend, "sim (default) or gpu");
-  cmd->add_option("--platform", a->platform, "Platform preset for --backend sim (default rtx3060ti)");
+  cmd->add_option("--platform", a->platform, "Platform preset or file for --backend sim (default rtx3060ti)");
+  add_model_option(cmd, a->model);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 22)");
   cmd->add_option("--batch", a->options.batch, "Transforms per execution (default 1)");
   cmd->add_option("--runs", a->options.runs, "Executions per unit count; the worst is kept (default 10)");

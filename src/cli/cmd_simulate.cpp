@@ -27,15 +27,30 @@ Platform load_platform_arg(const std::string& arg) {
   throw InputError("--platform", "", arg, "neither a preset nor a platform file (presets:" + ids + ")");
 }
 
+void add_model_option(CLI::App* cmd, std::string& model) {
+  cmd->add_option("--model", model,
+                  "Performance model: calibrated (default: the platform's fitted \"model\" section) or "
+                  "ideal (every block runs its isolated time)");
+}
+
+void apply_model_option(Platform& platform, const std::string& model) {
+  if (model == "ideal") {
+    platform.model = PerfParams{};
+  } else if (model != "calibrated") {
+    throw InputError("command line", "--model", model, "must be calibrated or ideal");
+  }
+}
+
 namespace {
 
 struct SimulateArgs {
-  std::string config, platform, out, svg, perfetto;
+  std::string config, platform, out, svg, perfetto, model = "calibrated";
   bool json = false;
 };
 
 void run_simulate(const SimulateArgs& a) {
-  const Platform platform = load_platform_arg(a.platform);
+  Platform platform = load_platform_arg(a.platform);
+  apply_model_option(platform, a.model);
   const Scenario scenario = load_scenario(a.config, platform);
   const SimResult result = simulate(scenario, platform);
   // Only now, with every input checked and the run complete, is anything written.
@@ -67,8 +82,8 @@ void add_simulate(CLI::App& app) {
       app.add_subcommand("simulate", "Predict, block by block, what the GPU does with an examiner config");
   cmd->footer(
       "Reads a cuda_scheduling_examiner config (plugins timer_spin, timer_spin_default_stream,\n"
-      "counter_spin, multikernel, stream_action, matrix_multiply, random_walk) and writes one\n"
-      "examiner result file per benchmark.\n"
+      "counter_spin, multikernel, stream_action, matrix_multiply, random_walk, cufft) and writes\n"
+      "one examiner result file per benchmark.\n"
       "Example:\n  gpurt simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out results/ --svg "
       "cut.svg");
   auto args = std::make_shared<SimulateArgs>();
@@ -78,6 +93,7 @@ void add_simulate(CLI::App& app) {
   cmd->add_option("--svg", args->svg, "Also write a timeline picture");
   cmd->add_option("--perfetto", args->perfetto, "Also write a Chrome/Perfetto trace (ui.perfetto.dev)");
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  add_model_option(cmd, args->model);
   cmd->callback([args] { run_simulate(*args); });
 }
 

@@ -21,7 +21,8 @@ namespace gpurt::cli {
 namespace {
 struct SweepFftArgs {
   FftSweepOptions options;
-  std::string backend = "sim", platform = "rtx3060ti", sizes = "10-24", tasks = "1-21", plot_throughput;
+  std::string model = "calibrated", backend = "sim", platform = "rtx3060ti", sizes = "10-24", tasks = "1-21",
+              plot_throughput;
   double max_gap_us = 5;
   int device = 0;
   SweepRunArgs run;
@@ -87,6 +88,7 @@ void run_sweep_fft(const SweepFftArgs& a) {
     use_gpu(o, a.device);
   } else {
     o.platform = fft_platform(a.platform);
+    apply_model_option(o.platform, a.model);
   }
   const std::string what = gpu ? "measured" : "SIMULATED (cuFFT model on the block-level simulator)";
   const std::string note =
@@ -122,7 +124,8 @@ void add_sweep_fft(CLI::App& app) {
   auto a = std::make_shared<SweepFftArgs>();
   FftSweepOptions& o = a->options;
   cmd->add_option("--backend", a->backend, "sim (default) or gpu");
-  cmd->add_option("--platform", a->platform, "Platform preset for --backend sim (default rtx3060ti)");
+  cmd->add_option("--platform", a->platform, "Platform preset or file for --backend sim (default rtx3060ti)");
+  add_model_option(cmd, a->model);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 10-24)");
   cmd->add_option("--tasks", a->tasks, "Concurrent task counts N, A-B or A,B,C (default 1-21)");
   cmd->add_option("--trials", o.trials, "Trials per point (default 3; the seed ran 1,000)");

@@ -28,6 +28,11 @@ void add_plot(CLI::App& app);   // cmd_plot.cpp
 void add_bench(CLI::App& app);  // cmd_bench.cpp
 /// A preset id or a platform file (cmd_simulate.cpp). Throws InputError.
 Platform load_platform_arg(const std::string& arg);
+/// `--model ideal|calibrated` (cmd_simulate.cpp): which performance model the simulator uses.
+void add_model_option(CLI::App* cmd, std::string& model);
+/// Applies a --model value: "ideal" clears the platform's model; "calibrated" keeps it.
+/// Throws InputError for other values.
+void apply_model_option(Platform& platform, const std::string& model);
 /// The per-instance summary table of `gpurt simulate` and `gpurt bench` (cmd_bench.cpp).
 std::string render_summary(const std::vector<InstanceSummary>& rows);
 void add_analyze_rtgpu(CLI::App& analyze);     // cmd_analyze_rtgpu.cpp

@@ -1,5 +1,7 @@
 #include "fft_common.hpp"
 
+#include "commands.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -46,12 +48,7 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
   return out;
 }
 
-Platform fft_platform(const std::string& id) {
-  if (const Platform* p = find_platform_preset(id)) return *p;
-  std::string ids;
-  for (const Platform& p : platform_presets()) ids += " " + p.id;
-  throw InputError("command line", "--platform", id, "is not a preset (presets:" + ids + ")");
-}
+Platform fft_platform(const std::string& id) { return load_platform_arg(id); }
 
 bool fft_backend_is_gpu(const std::string& backend) {
   if (backend == "sim") return false;

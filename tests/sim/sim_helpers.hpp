@@ -17,6 +17,13 @@ inline Platform platform_from(const std::string& id_or_file) {
   return parse_platform(JsonNode(doc, id_or_file));
 }
 
+/// A preset with the ideal performance model: for tests of the queueing rules' exact timelines.
+inline Platform ideal_preset(const std::string& id) {
+  Platform p = *find_platform_preset(id);
+  p.model = PerfParams{};
+  return p;
+}
+
 inline SimResult run_example(const std::string& config, const std::string& platform) {
   const Platform p = platform_from(platform);
   const Scenario s = load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/sim/" + config, p);

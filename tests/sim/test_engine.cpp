@@ -46,7 +46,7 @@ TEST(Engine, StreamPriorityDispatchesFirstButDoesNotPreempt) {
 // libsmctrl convention: a set bit disables a TPC; "~" inverts. On the RTX 3060 Ti (19 TPCs of 2
 // SMs), "~0x3" enables TPCs 0-1 = SMs 0-3; "0x7fffc" disables TPCs 2-18, the same partition.
 TEST(Engine, SmMaskConfinesBlocks) {
-  const Platform& p = *find_platform_preset("rtx3060ti");
+  const Platform p = test::ideal_preset("rtx3060ti");
   for (const char* mask : {"~0x3", "0x7fffc"}) {
     const SimResult r = run_text(
         scenario({spin("masked", 256, 40, 1'000'000, 0, fmt::format(R"(, "sm_mask": "{}")", mask))}), p);
@@ -105,7 +105,7 @@ TEST(Engine, CopyEnginesSerialiseByDirection) {
   const SimResult r = run_text(scenario({copy("h2d-a", "hostToDevice", 0), copy("h2d-b", "hostToDevice", 0),
                                          copy("d2h", "deviceToHost", 0)},
                                         top),
-                               *find_platform_preset("rtx3060ti"));
+                               test::ideal_preset("rtx3060ti"));
   // 12 MB at 12 GB/s = 1 ms each.
   const auto end = [&](const char* name) {
     for (const auto& inst : r.trace.instances)

@@ -11,11 +11,15 @@
 // So on k units of u SMs: L(k) = s + t·ceil(B/(k·u)); for the RTX 3060 Ti (u = 2) this is
 // s + W·ceil(B/2k)/(B/2) ≈ s + W/k -- Amdahl's law with the granularity of B blocks.
 //
-// Fit (RTX 3060 Ti, seed §III-C Fig. 4 and Example 1, 2^24 points): L(1) = 9101 µs and
-// L(4) = 2501 µs give W(24) = 8800 µs and s(24) = 301 µs; with a = 3.5 µs this fixes b, and
-// w = 8800 µs / (2^24·24). With ρ = 1.1 the model then selects exactly the seed's Table I row for
-// the RTX 3060 Ti ({1} up to 2^17, {1,2} for 2^18-2^19, {1,2,3} for 2^20-2^23, {1,..,4} for 2^24).
-// Other GPUs: the same per-SM speed is assumed (not fitted: the seed gives no numbers for them).
+// Fit (RTX 3060 Ti, seed §III-C Fig. 4 and Example 1, 2^24 points; docs/validation.md rows
+// fft-fig4-l24-k1 and fft-fig4-l24-k4, both marked fitted): the simulated profile on the
+// calibrated rtx3060ti preset -- whose blocks pay the interference factor 1.05, the worst-case
+// jitter 1.05 and, on an SM's first block of a run, the switch cost 1.15 (docs/simulator.md
+// "Performance model") -- gives L(k) = 1.268·s + c(k)·W with c(1) = 1.1038 and c(4) = 0.2769,
+// so L(1) = 9101 µs and L(4) = 2501 µs give W(24) = 7981.6 µs and s(24) = 229.4 µs; with
+// a = 3.5 µs this fixes b, and w = 7981.6 µs / (2^24·24). Other sizes and GPUs are predictions
+// of this fit (the same per-SM speed is assumed for the GTX 1070 and RTX 2080 Ti, whose presets
+// keep the ideal model: the seed gives no times for them).
 #pragma once
 
 #include <vector>
@@ -29,8 +33,8 @@ namespace gpurt {
 /// The model's fitted constants (defaults: the fit above). Times in nanoseconds.
 struct CufftModelParams {
   double serial_base_ns = 3'500;                                       ///< a
-  double serial_per_point_ns = 297'500.0 / 16'777'216.0;               ///< b: (301 − 3.5) µs / 2^24
-  double work_per_point_stage_ns = 8'800'000.0 / (16'777'216.0 * 24);  ///< w, per unit of 2 SMs
+  double serial_per_point_ns = 225'900.0 / 16'777'216.0;               ///< b: (229.4 − 3.5) µs / 2^24
+  double work_per_point_stage_ns = 7'981'600.0 / (16'777'216.0 * 24);  ///< w, per unit of 2 SMs
   int max_parallel_blocks = 256;                                       ///< clamp of B
   /// A block of the FFT that starts while another kernel is resident on the GPU runs this many
   /// times longer: memory interference, a model assumption (the seed does not quantify it).

@@ -45,6 +45,7 @@ void read_fields(const JsonNode& node, Platform& p, bool all_required) {
   if (auto v = node.find("partition_unit")) p.partition_unit = static_cast<int>(v->as_int_in(1, 65536));
   if (auto v = node.find("copy_engines")) p.copy_engines = static_cast<int>(v->as_int_in(0, 64));
   if (auto v = node.find("shader_engines")) p.shader_engines = static_cast<int>(v->as_int_in(0, 64));
+  if (auto v = node.find("model")) p.model = parse_perf_params(*v);
 }
 
 }  // namespace
@@ -72,7 +73,7 @@ Platform parse_platform(const JsonNode& node) {
   }
   node.expect_object({"format", "id", "name", "vendor", "sms", "max_threads", "max_blocks", "registers",
                       "shared_memory", "max_threads_per_block", "partition_unit", "copy_engines",
-                      "shader_engines", "preset"});
+                      "shader_engines", "model", "preset"});
   if (auto f = node.find("format"); f && f->as_string() != kFormat) {
     f->fail(fmt::format("must be \"{}\"", kFormat));
   }
@@ -110,7 +111,8 @@ Json to_json(const Platform& p) {
               {"max_threads_per_block", p.max_threads_per_block},
               {"partition_unit", p.partition_unit},
               {"copy_engines", p.copy_engines},
-              {"shader_engines", p.shader_engines}};
+              {"shader_engines", p.shader_engines},
+              {"model", to_json(p.model)}};
 }
 
 }  // namespace gpurt

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpurt/core/json.hpp"
+#include "gpurt/model/perf_params.hpp"
 
 namespace gpurt {
 
@@ -30,6 +31,9 @@ struct Platform {
   int partition_unit = 1;            ///< SMs per allocatable unit: 1 = SM/CU masks, 2 = TPC masks
   int copy_engines = 1;              ///< DMA engines usable concurrently with kernels
   int shader_engines = 0;            ///< AMD shader engines (0: not modelled / NVIDIA)
+  /// The simulator's performance model ("model" in the file; all zero: the ideal model).
+  /// Presets carry fitted values where the seeds published measurements (docs/validation.md).
+  PerfParams model{};
 
   /// Allocatable units H = floor(sms / partition_unit) (the SMLP's H; TPCs on the seeds' RTX
   /// GPUs). SMs beyond the last whole unit are not allocatable (e.g. H100 with 8-SM green-context

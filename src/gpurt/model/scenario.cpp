@@ -206,8 +206,14 @@ SimOptions read_sim_options(const JsonNode& node) {
   node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
                       "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement",
-                      "matrix_multiply_ns_per_fma", "random_walk_ns_per_access", "comment"});
+                      "matrix_multiply_ns_per_fma", "random_walk_ns_per_access", "model", "seed", "comment"});
   SimOptions o;
+  if (auto v = node.find("model")) {
+    const std::string m = v->as_string();
+    if (m != "ideal" && m != "calibrated") v->fail("must be \"ideal\" or \"calibrated\"");
+    o.ideal_model = m == "ideal";
+  }
+  if (auto v = node.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int_in(0, INT64_MAX));
   auto ns = [&](std::string_view key, Nanos& out) {
     if (auto v = node.find(key)) out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
   };

@@ -34,6 +34,14 @@ struct KernelSpec {
   /// Optional interference model: a block that starts while a block of another kernel is
   /// resident on the device runs `slowdown` times longer (>= 1).
   double slowdown = 1.0;
+  /// Performance model (sim/perf_model.hpp): the working set its blocks share caches with
+  /// (-1: the simulator uses its stream / instance) and the memory-bound part of its time (0..1).
+  int locality = -1;
+  double memory_fraction = 0;
+  /// block_time is a worst case (from a WCET the analyses also use): the performance model
+  /// scales it by its realised factor over its worst factor, so it can only shorten it and a
+  /// simulated response never exceeds a bound computed from the same WCET.
+  bool wcet_time = false;
 };
 
 enum class CopyDirection { host_to_device, device_to_host, device_to_device };
@@ -105,6 +113,10 @@ struct SimOptions {
   /// reads·this ns whatever its thread count (docs/bench.md; an assumed DRAM latency).
   double random_walk_ns_per_access = 500.0;
   std::string placement = "round-robin";  ///< block placement policy
+  /// "calibrated": the platform's performance model (its "model" section); "ideal": every block
+  /// runs exactly its isolated time (the documented queueing rules alone).
+  bool ideal_model = false;
+  std::uint64_t seed = 1;  ///< the performance model's random draws (jitter)
 };
 
 struct Scenario {

@@ -38,6 +38,8 @@ int Simulator::create_stream(int context, int priority, std::vector<bool> mask, 
                              c.level_priority.begin());
   s.null_stream = null_stream;
   s.mask = std::move(mask);
+  s.mask_sms =
+      s.mask.empty() ? _platform.sms : static_cast<int>(std::count(s.mask.begin(), s.mask.end(), true));
   if (_amd) {
     // The ACE skips an SE only when the mask enables none of its CUs (Dissertation §4.2.2.3).
     for (int se = 0; se < static_cast<int>(_se_cus.size()); ++se) {
@@ -134,7 +136,7 @@ int Simulator::driver_stream(std::vector<bool> mask) {
   return create_stream(0, 0, std::move(mask), false);
 }
 
-void Simulator::driver_launch(int stream, const KernelSpec& kernel, int tag) {
+void Simulator::driver_launch(int stream, const KernelSpec& kernel, int tag, int locality) {
   Op op;
   op.kind = Op::Kind::kernel;
   op.stream = stream;
@@ -143,6 +145,11 @@ void Simulator::driver_launch(int stream, const KernelSpec& kernel, int tag) {
   op.shape = kernel.shape;
   op.block_time = kernel.block_time;
   op.slowdown = kernel.slowdown;
+  // A kernel without a declared working set shares one with its stream's other kernels.
+  if (locality < 0) locality = kernel.locality;
+  op.locality = locality >= 0 ? locality : (1 << 24) + stream;
+  op.memory_fraction = kernel.memory_fraction;
+  op.wcet_time = kernel.wcet_time;
   op.driver_tag = tag;
   ++_stats.kernels;
   arrive(new_op(std::move(op)));
@@ -193,6 +200,9 @@ void Simulator::start_block(int id, int sm) {
     duration =
         Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(op.block_time.count()) * op.slowdown))};
   }
+  const Stream& stream = _streams[static_cast<std::size_t>(op.stream)];
+  duration = _perf.start(BlockStart{duration, sm, op.locality, std::min(op.blocks, stream.mask_sms),
+                                    op.memory_fraction, op.wcet_time});
   if (op.running++ == 0) ++_kernels_running;
   ++_contexts[static_cast<std::size_t>(op.context)].running_blocks;
   if (op.record >= 0) {
@@ -304,6 +314,7 @@ void Simulator::handle(const Event& e) {
     case EventKind::block_end: {
       Op& op = _ops[static_cast<std::size_t>(e.a)];
       _device.release(e.b, op.shape);
+      _perf.end(e.b, op.locality, op.memory_fraction);
       if (_blocked_op >= 0) _freed_since_block.push_back(e.b);
       --_contexts[static_cast<std::size_t>(op.context)].running_blocks;
       if (--op.running == 0) --_kernels_running;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpurt/model/occupancy.hpp"
+#include "gpurt/sim/perf_model.hpp"
 #include "gpurt/sim/simulate.hpp"
 
 namespace gpurt::sim {
@@ -42,8 +43,11 @@ struct Op {
   BlockShape shape;
   Nanos block_time{0};
   double slowdown = 1.0;
-  int record = -1;      ///< index into Simulator::_records, -1 when not recording
-  int driver_tag = -1;  ///< launched by the SimDriver: reported to it on completion
+  int locality = 0;            ///< performance model: working set (KernelSpec::locality)
+  double memory_fraction = 0;  ///< performance model: memory-bound part of a block
+  bool wcet_time = false;      ///< performance model: block_time is a worst case
+  int record = -1;             ///< index into Simulator::_records, -1 when not recording
+  int driver_tag = -1;         ///< launched by the SimDriver: reported to it on completion
   // AMD dispatch (amd_dispatch.cpp)
   int se_turn = 0;                ///< index into Stream::ses of the SE that gets the next block
   std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
@@ -57,6 +61,7 @@ struct Stream {
   int level = 0;  ///< priority level index in its context (0 = highest)
   bool null_stream = false;
   std::vector<bool> mask;  ///< allowed SMs; empty = all
+  int mask_sms = 0;        ///< SMs the mask allows
   std::deque<int> ops;     ///< Rule A/D: FIFO of op ids, head first
   std::vector<int> ses;    ///< AMD: shader engines with at least one CU of the mask, ascending
   int in_flight = 0;       ///< launches issued but not yet arrived (launch_latency)
@@ -120,7 +125,8 @@ class Simulator {
   /// A new stream (its own context-0 queue) restricted to `mask` (empty: all SMs).
   int driver_stream(std::vector<bool> mask);
   /// Launches `kernel` into `stream` now; driver->kernel_done(tag) when it completes.
-  void driver_launch(int stream, const KernelSpec& kernel, int tag);
+  /// `locality` >= 0 overrides kernel.locality (the working set, for the performance model).
+  void driver_launch(int stream, const KernelSpec& kernel, int tag, int locality = -1);
   /// Puts a copy lasting `duration` into `stream` now, for copy engine `engine` (0-based, below
   /// the platform's copy_engines); driver->kernel_done(tag) when it completes. Copies on one
   /// engine run one at a time, in arrival order, without preemption.
@@ -151,6 +157,7 @@ class Simulator {
   std::uint64_t _event_seq = 0, _op_seq = 0;
   Nanos _now{0};
   SimStats _stats;
+  PerfModel _perf;
 
  private:
   void handle(const Event& e);

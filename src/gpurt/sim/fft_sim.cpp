@@ -42,7 +42,7 @@ class TasksDriver : public sim::SimDriver {
     const auto i = static_cast<std::size_t>(tag);
     Task& t = _tasks[i];
     if (++t.next_kernel < t.kernels->size()) {
-      sim.driver_launch(t.stream, (*t.kernels)[t.next_kernel], tag);
+      sim.driver_launch(t.stream, (*t.kernels)[t.next_kernel], tag, tag);  // a task's working set
       return;
     }
     // Job done: unlock first (Alg. 1 line 11), then the next request after a host gap.
@@ -115,7 +115,7 @@ class TasksDriver : public sim::SimDriver {
     t.kernels = &found->second;
     t.stream = stream;
     t.next_kernel = 0;
-    sim.driver_launch(stream, t.kernels->front(), static_cast<int>(i));
+    sim.driver_launch(stream, t.kernels->front(), static_cast<int>(i), static_cast<int>(i));
   }
 
   const Platform& _p;
@@ -149,22 +149,23 @@ class ProfileDriver : public sim::SimDriver {
       _interferer.block_time = _o.interferer_block;
       _interferer.blocks = others * _p.partition_unit;
       _other = sim.driver_stream(unit_mask(_p, _o.units, others));
-      sim.driver_launch(_other, _interferer, 1);
+      sim.driver_launch(_other, _interferer, 1, kInterfererLocality);
     }
     schedule_run(sim);
   }
   void wake(sim::Simulator& sim, int) override {
     _start = sim.now();
     _next = 0;
-    sim.driver_launch(_fft, _kernels[_next], 0);
+    sim.driver_launch(_fft, _kernels[_next], 0, run_locality());
   }
   void kernel_done(sim::Simulator& sim, int tag) override {
     if (tag == 1) {
-      if (static_cast<int>(_times.size()) < _o.runs) sim.driver_launch(_other, _interferer, 1);
+      if (static_cast<int>(_times.size()) < _o.runs)
+        sim.driver_launch(_other, _interferer, 1, kInterfererLocality);
       return;
     }
     if (++_next < _kernels.size()) {
-      sim.driver_launch(_fft, _kernels[_next], 0);
+      sim.driver_launch(_fft, _kernels[_next], 0, run_locality());
       return;
     }
     _times.push_back(sim.now() - _start);
@@ -173,6 +174,10 @@ class ProfileDriver : public sim::SimDriver {
   std::vector<Nanos> take() { return std::move(_times); }
 
  private:
+  // Each run processes fresh input (the seed's random signals): its own working set, so its
+  // SMs start cold, as an SMLP job's do after another task held its units.
+  static constexpr int kInterfererLocality = 1 << 22;
+  int run_locality() const { return static_cast<int>(_times.size()); }
   void schedule_run(sim::Simulator& sim) {
     const Nanos offset{1 + _rng.uniform_int(0, _o.interferer_block.count() - 1)};
     sim.driver_timer(sim.now() + offset, 2);
@@ -189,11 +194,15 @@ class ProfileDriver : public sim::SimDriver {
   std::vector<Nanos> _times;
 };
 
+// `worst_case`: the performance model's random draws at their largest (the profiler's WCETs
+// must cover every slowdown the experiment on the same model can draw).
 template <class Driver>
-void run_driver(const Platform& p, Driver& driver) {
+void run_driver(const Platform& p, Driver& driver, std::uint64_t seed, bool worst_case) {
   const Scenario none;
   SimulateOptions so;
   so.record = false;
+  so.model_seed = seed;
+  so.worst_case_model = worst_case;
   sim::Simulator sim(none, p, so);
   sim.driver = &driver;
   sim.run();
@@ -211,7 +220,7 @@ FftTasksResult simulate_fft_tasks(const Platform& p, const FftTasksOptions& o) {
       (o.allowed.empty() || o.allowed.front() != 1 || o.allowed.back() > p.units()))
     throw Error(fmt::format("FFT tasks: allowed sizes must start at 1 and stay within {} units", p.units()));
   TasksDriver driver(p, o);
-  run_driver(p, driver);
+  run_driver(p, driver, o.seed, false);
   return driver.take();
 }
 
@@ -222,7 +231,7 @@ std::vector<Nanos> simulate_fft_profile_runs(const Platform& p, const FftProfile
   if (o.runs < 1 || o.kernels.empty() || o.interferer_block.count() < 1)
     throw Error("FFT profile: needs >= 1 run, >= 1 kernel and an interferer block >= 1 ns");
   ProfileDriver driver(p, o);
-  run_driver(p, driver);
+  run_driver(p, driver, o.seed, true);
   return driver.take();
 }
 

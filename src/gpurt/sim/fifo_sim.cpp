@@ -48,6 +48,7 @@ class FifoDriver final : public sim::SimDriver {
       _state[i].kernel.blocks = t.grid;
       _state[i].kernel.shape.threads = t.block;
       _state[i].kernel.block_time = Nanos{(t.wcet.count() + threads - 1) / threads};
+      _state[i].kernel.wcet_time = true;  // from C_i: the performance model may only shorten it
     }
   }
 
@@ -64,7 +65,7 @@ class FifoDriver final : public sim::SimDriver {
     t.pending.push_back(sim.now());
     if (++t.released < _o.jobs)
       sim.driver_timer(sim.now() + _s.tasks[static_cast<std::size_t>(tag)].period, tag);
-    sim.driver_launch(t.stream, t.kernel, tag);
+    sim.driver_launch(t.stream, t.kernel, tag, tag);  // a task's working set
   }
 
   // Kernels of one stream complete in order: the oldest pending release is this job's.

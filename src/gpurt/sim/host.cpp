@@ -45,7 +45,9 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
       _platform(platform),
       _options(options),
       _device(platform),
-      _placement(make_placement(scenario.sim.placement)) {
+      _placement(make_placement(scenario.sim.placement)),
+      _perf(options.ideal_model || scenario.sim.ideal_model ? PerfParams{} : platform.model, platform.sms,
+            scenario.sim.seed ^ (options.model_seed * 0x9E3779B97F4A7C15ULL), options.worst_case_model) {
   _engines.resize(static_cast<std::size_t>(std::max(1, platform.copy_engines)));
   init_amd();
   // Threads share one context; use_processes gives each instance its own (Dissertation §3.3.2).
@@ -204,6 +206,10 @@ void Simulator::host_step(int index) {
             op.shape = a.kernel.shape;
             op.block_time = a.kernel.block_time;
             op.slowdown = a.kernel.slowdown;
+            // An instance's kernels share a working set unless the workload says otherwise.
+            op.locality = a.kernel.locality >= 0 ? a.kernel.locality : index;
+            op.memory_fraction = a.kernel.memory_fraction;
+            op.wcet_time = a.kernel.wcet_time;
             if (_options.record && h.current) {
               KernelRecord r;
               r.name = a.kernel.name;

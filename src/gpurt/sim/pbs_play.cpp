@@ -80,6 +80,7 @@ PbsPlayResult play_pbs_table(const PbsSystem& system, const std::vector<PbsFrame
         launch.kernel.shape = task.shape();
         launch.kernel.block_time =
             Nanos{scaled(block_time(jobs, sets[f], j.task, entry), options.execution_fraction)};
+        launch.kernel.wcet_time = true;  // from C: the performance model may only shorten it
         inst.actions.push_back(std::move(launch));
         sc.instances.push_back(std::move(inst));
       }

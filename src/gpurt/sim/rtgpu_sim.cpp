@@ -46,7 +46,7 @@ struct TaskState {
   Nanos remaining{0};    ///< CPU step: execution left
   bool cpu_ready = false, copy_waiting = false;
   Nanos copy_length{0}, issued_at{0}, planned{0};
-  KernelSpec kernel;  ///< the current GPU step's kernel (block_time set per launch)
+  KernelSpec kernel;  ///< the current GPU step's kernel (block_time set per launch; a worst case)
   RtgpuTaskSim out;
   long double total = 0;
 };
@@ -251,6 +251,7 @@ class RtgpuDriver final : public sim::SimDriver {
         to_nanos(static_cast<double>(work.count()) * alpha, TimeUnit::ns, Rounding::up).value();
     const std::int64_t v = std::int64_t{_s.virtual_sms_per_sm} * t.sms;
     t.kernel.block_time = Nanos{ceil_div(std::max(Nanos{0}, inflated - overhead).count(), v)};
+    t.kernel.wcet_time = true;  // from the WCET: the performance model may only shorten it
     t.issued_at = sim.now();
     t.planned = overhead + t.kernel.block_time;
     if (overhead > Nanos{0}) {
@@ -262,8 +263,8 @@ class RtgpuDriver final : public sim::SimDriver {
 
   void launch(sim::Simulator& sim, std::size_t i) {
     TaskState& t = _tasks[i];
-    if (t.kernel.block_time == Nanos{0}) return advance(sim, i);  // no parallel work left
-    sim.driver_launch(t.stream, t.kernel, static_cast<int>(i));
+    if (t.kernel.block_time == Nanos{0}) return advance(sim, i);                      // no parallel work left
+    sim.driver_launch(t.stream, t.kernel, static_cast<int>(i), static_cast<int>(i));  // a task's working set
   }
 
   // The highest-priority ready CPU segment runs (preempting); a free bus takes the

@@ -13,6 +13,11 @@ namespace gpurt {
 struct SimulateOptions {
   bool record = true;  ///< keep per-kernel and per-block records (off: counters only)
   Nanos horizon{0};    ///< stop at this simulated time (0: when every instance is done)
+  /// Performance model: the platform's unless `ideal_model` (or the scenario's gpurt_sim.model
+  /// says "ideal"); `worst_case_model` takes every random draw at its largest value.
+  bool ideal_model = false;
+  bool worst_case_model = false;
+  std::uint64_t model_seed = 0;  ///< mixed with the scenario's gpurt_sim.seed
 };
 
 struct SimStats {

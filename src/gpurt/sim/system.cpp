@@ -317,7 +317,9 @@ class Arbiter final : public sim::SimDriver {
     kernel.blocks = std::min(k, static_cast<int>(t.task->wcet_by_units.size())) * p.partition_unit;
     kernel.shape.threads = p.max_threads;  // one block fills one SM
     kernel.block_time = wcet(t, k);
-    sim.driver_launch(found->second, kernel, static_cast<int>(i));
+    kernel.wcet_time = true;  // L(i,k): the performance model may only shorten it
+    sim.driver_launch(found->second, kernel, static_cast<int>(i),
+                      static_cast<int>(i));  // a task's working set
   }
 
   // Federated: each task gets the smallest allowed size whose WCET, with its CPU segments,

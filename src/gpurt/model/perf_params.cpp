@@ -1,0 +1,37 @@
+#include "gpurt/model/perf_params.hpp"
+
+namespace gpurt {
+
+PerfParams parse_perf_params(const JsonNode& node) {
+  node.expect_object(
+      {"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter", "comment"});
+  PerfParams p;
+  // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
+  // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
+  const auto read = [&](std::string_view key, double& out) {
+    if (auto v = node.find(key)) {
+      out = v->as_number();
+      if (!(out >= 0 && out <= 100)) v->fail("must be in 0..100");
+    }
+  };
+  read("switch_cost", p.switch_cost);
+  read("coresidence_cost", p.coresidence_cost);
+  read("spread_cost", p.spread_cost);
+  read("jitter", p.jitter);
+  if (auto v = node.find("memory_bandwidth")) {
+    p.memory_bandwidth = v->as_number();
+    if (!(p.memory_bandwidth >= 0 && p.memory_bandwidth <= 1e6))
+      v->fail("must be in 0..1000000 (0: unlimited)");
+  }
+  return p;
+}
+
+Json to_json(const PerfParams& p) {
+  return Json{{"switch_cost", p.switch_cost},
+              {"coresidence_cost", p.coresidence_cost},
+              {"spread_cost", p.spread_cost},
+              {"memory_bandwidth", p.memory_bandwidth},
+              {"jitter", p.jitter}};
+}
+
+}  // namespace gpurt

@@ -1,0 +1,46 @@
+// The simulator's performance model parameters (a platform file's "model" section): the
+// mechanisms by which a block on real hardware runs longer than its isolated time. All zero is
+// the "ideal" model (a block runs exactly its isolated time), which the exact-timeline tests use.
+// Each mechanism is documented with its physical motivation in docs/simulator.md "Performance
+// model"; sim/perf_model.cpp applies them. Fitted values are written with the data they were
+// fitted to in docs/validation.md.
+#pragma once
+
+#include "gpurt/core/json.hpp"
+
+namespace gpurt {
+
+struct PerfParams {
+  /// Per-SM locality: a block whose SM last ran a block of another working set (another task's
+  /// kernels; "locality" in the simulator) runs (1 + switch_cost) times longer: its SM's L1,
+  /// instruction and constant caches are cold (FFT/SMLP §IV "Why a throughput benefit?").
+  double switch_cost = 0;
+  /// Per-SM locality: a block that starts while its SM holds a block of another working set runs
+  /// (1 + coresidence_cost) times longer (the two share and thrash the SM's caches).
+  double coresidence_cost = 0;
+  /// Spreading: a block of a kernel whose grid may spread over `span` SMs (min of its blocks and
+  /// the SMs of its mask) runs (1 + spread_cost·log2(span)) times longer (grid-wide
+  /// synchronisation and L2 traffic; FFT/SMLP Obs. III-1).
+  double spread_cost = 0;
+  /// Memory bandwidth, in fully memory-bound SMs the device feeds at full speed (0: unlimited).
+  /// A block whose kernel declares memory fraction m starts when the resident blocks' summed
+  /// fractions D (itself included) exceed it: its memory part m runs D/memory_bandwidth times
+  /// longer (Dissertation Table 4.1's contention cells).
+  double memory_bandwidth = 0;
+  /// Run-to-run variability: a block's time is multiplied by 1 + U, U uniform in [0, jitter],
+  /// drawn from the simulation's seed (same seed, same bytes).
+  double jitter = 0;
+
+  /// True when every mechanism is off (the ideal model).
+  bool ideal() const noexcept {
+    return switch_cost == 0 && coresidence_cost == 0 && spread_cost == 0 && memory_bandwidth == 0 &&
+           jitter == 0;
+  }
+  bool operator==(const PerfParams&) const = default;
+};
+
+/// Reads a "model" object (keys as the fields above; absent keys stay 0). Throws InputError.
+PerfParams parse_perf_params(const JsonNode& node);
+Json to_json(const PerfParams& params);
+
+}  // namespace gpurt

@@ -1,0 +1,53 @@
+// The simulator's performance model (DESIGN.md "Performance model"): how long a block runs,
+// given what its SM ran and holds and what the device is doing. The engine asks it once per
+// block, at the block's start, and tells it when the block ends; no model arithmetic lives in
+// the engine or the drivers. Parameters: model/perf_params.hpp; docs/simulator.md
+// "Performance model" for the mechanisms and their approximations.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "gpurt/core/rng.hpp"
+#include "gpurt/core/time.hpp"
+#include "gpurt/model/perf_params.hpp"
+
+namespace gpurt::sim {
+
+/// What the model needs to know about the block that starts.
+struct BlockStart {
+  Nanos isolated{0};           ///< the block's time alone on an idle device (after `slowdown`)
+  int sm = 0;                  ///< where it starts
+  int locality = 0;            ///< its working set (a task, an instance): blocks of one share caches
+  int span = 1;                ///< SMs its kernel may spread over: min(blocks, SMs of its mask)
+  double memory_fraction = 0;  ///< the memory-bound part of its time, 0..1
+  /// `isolated` is a worst case (a WCET): the block runs isolated · realised / worst factor, and
+  /// memory contention is taken as included in it.
+  bool wcet = false;
+};
+
+class PerfModel {
+ public:
+  /// `worst_case`: every random draw takes its largest value (a profiler that must see every
+  /// slowdown an experiment on the same model can see; FFT/SMLP §III-C's WCETs).
+  PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool worst_case);
+
+  bool ideal() const noexcept { return _ideal; }
+  /// The block's duration (>= 1 ns); records it as resident on its SM.
+  Nanos start(const BlockStart& block);
+  /// The block (same locality, SM and memory fraction as at its start) has ended.
+  void end(int sm, int locality, double memory_fraction);
+
+ private:
+  PerfParams _p;
+  bool _ideal;
+  bool _worst;
+  Rng _rng;
+  std::vector<int> _last;  ///< per SM: locality of the last block started there (-1: none)
+  /// per SM: (locality, resident blocks) pairs; a handful at most
+  std::vector<std::vector<std::pair<int, int>>> _resident;
+  double _demand = 0;  ///< summed memory fractions of resident blocks
+};
+
+}  // namespace gpurt::sim

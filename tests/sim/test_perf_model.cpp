@@ -1,0 +1,184 @@
+// The performance model (sim/perf_model.*; docs/simulator.md "Performance model"): each mechanism
+// by hand-computed block times, its wiring into the engine (localities of instances and tasks),
+// the ideal model's exactness, determinism, and Lemma 2 surviving the calibrated FFT model.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gpurt/analysis/smlp.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/model/cufft_model.hpp"
+#include "gpurt/sim/fft_sim.hpp"
+#include "gpurt/sim/perf_model.hpp"
+#include "sim_helpers.hpp"
+
+namespace gpurt {
+namespace {
+
+using sim::BlockStart;
+using sim::PerfModel;
+
+BlockStart block(int sm, int locality, double memory = 0, int span = 1) {
+  return BlockStart{Nanos{1000}, sm, locality, span, memory};
+}
+
+TEST(PerfModel, IdealReturnsTheIsolatedTime) {
+  PerfModel m(PerfParams{}, 2, 1, false);
+  EXPECT_TRUE(m.ideal());
+  EXPECT_EQ(m.start(block(0, 0)).count(), 1000);
+  EXPECT_EQ(m.start(block(0, 1)).count(), 1000);
+}
+
+TEST(PerfModel, SwitchCostOnlyWhenTheSmLastRanAnotherLocality) {
+  PerfParams p;
+  p.switch_cost = 0.5;
+  PerfModel m(p, 2, 1, false);
+  EXPECT_EQ(m.start(block(0, 7)).count(), 1000);  // first block on SM 0: nothing to switch from
+  m.end(0, 7, 0);
+  EXPECT_EQ(m.start(block(0, 7)).count(), 1000);  // same working set
+  m.end(0, 7, 0);
+  EXPECT_EQ(m.start(block(0, 8)).count(), 1500);  // another one: cold SM
+  EXPECT_EQ(m.start(block(1, 7)).count(), 1000);  // SM 1 has its own history
+}
+
+TEST(PerfModel, CoresidenceCostWhileAnotherLocalityIsResident) {
+  PerfParams p;
+  p.coresidence_cost = 0.25;
+  PerfModel m(p, 1, 1, false);
+  EXPECT_EQ(m.start(block(0, 1)).count(), 1000);
+  EXPECT_EQ(m.start(block(0, 1)).count(), 1000);  // same locality beside it
+  EXPECT_EQ(m.start(block(0, 2)).count(), 1250);
+  m.end(0, 2, 0);
+  EXPECT_EQ(m.start(block(0, 1)).count(), 1000);  // locality 2 has left
+  m.end(0, 1, 0);
+  m.end(0, 1, 0);
+  m.end(0, 1, 0);
+  EXPECT_EQ(m.start(block(0, 3)).count(), 1000);  // SM empty again
+}
+
+TEST(PerfModel, SpreadCostGrowsWithLog2OfTheSpan) {
+  PerfParams p;
+  p.spread_cost = 0.1;
+  PerfModel m(p, 8, 1, false);
+  EXPECT_EQ(m.start(block(0, 0, 0, 1)).count(), 1000);
+  EXPECT_EQ(m.start(block(1, 0, 0, 4)).count(), 1200);  // 1 + 0.1·2
+  EXPECT_EQ(m.start(block(2, 0, 0, 8)).count(), 1300);  // 1 + 0.1·3
+}
+
+TEST(PerfModel, MemoryPartStretchesByDemandOverBandwidth) {
+  PerfParams p;
+  p.memory_bandwidth = 0.5;
+  PerfModel m(p, 4, 1, false);
+  EXPECT_EQ(m.start(block(0, 0, 0.5)).count(), 1000);   // demand 0.5 <= 0.5
+  EXPECT_EQ(m.start(block(1, 0, 0.5)).count(), 1500);   // 0.5 + 0.5·(1.0 / 0.5)
+  EXPECT_EQ(m.start(block(2, 0, 0.0)).count(), 1000);   // compute-bound: unaffected
+  EXPECT_EQ(m.start(block(3, 0, 0.25)).count(), 1375);  // 0.75 + 0.25·(1.25 / 0.5)
+  m.end(1, 0, 0.5);
+  m.end(0, 0, 0.5);
+  m.end(3, 0, 0.25);
+  EXPECT_EQ(m.start(block(3, 0, 0.5)).count(), 1000);  // demand back to 0.5
+}
+
+TEST(PerfModel, JitterIsSeededBoundedAndMaximalInWorstCaseMode) {
+  PerfParams p;
+  p.jitter = 0.1;
+  PerfModel a(p, 1, 42, false), b(p, 1, 42, false), c(p, 1, 43, false), w(p, 1, 42, true);
+  bool differs = false;
+  for (int i = 0; i < 200; ++i) {
+    const auto x = a.start(block(0, 0)).count();
+    EXPECT_EQ(x, b.start(block(0, 0)).count());  // same seed, same draws
+    differs |= x != c.start(block(0, 0)).count();
+    EXPECT_GE(x, 1000);
+    EXPECT_LE(x, 1100);
+    EXPECT_EQ(w.start(block(0, 0)).count(), 1100);
+  }
+  EXPECT_TRUE(differs);
+}
+
+// Two instances on a one-SM GPU whose SM holds one block at a time: the second instance's block
+// runs on an SM that last ran the first instance's (instances are localities in configs).
+TEST(PerfModel, EngineChargesTheSwitchBetweenInstancesNotWithinOne) {
+  Platform p = *find_platform_preset("jetson-tx2");
+  p.sms = 1;
+  p.max_threads = 1024;
+  p.model.switch_cost = 0.5;
+  const std::string config = R"({"name": "switch", "max_iterations": 2, "max_time": 0,
+    "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
+       "block_count": 2, "data_size": 0, "additional_info": 1000000},
+      {"filename": "timer_spin.so", "log_name": "b.json", "label": "B", "thread_count": 1024,
+       "block_count": 1, "data_size": 0, "additional_info": 1000000, "release_time": 0.0001}]})";
+  const SimResult r = test::run_text(config, p);
+  const KernelRecord& a = test::kernel(r, "A");
+  const KernelRecord& b = test::kernel(r, "B");
+  ASSERT_EQ(a.blocks.size(), 2u);
+  EXPECT_EQ((a.blocks[0].end - a.blocks[0].start).count(), 1'000'000);  // first block on the SM
+  EXPECT_EQ((a.blocks[1].end - a.blocks[1].start).count(), 1'000'000);  // same instance after it
+  EXPECT_EQ((b.blocks[0].end - b.blocks[0].start).count(), 1'500'000);  // after A's blocks
+  // The same config on the ideal model, by option and by the config's gpurt_sim.model.
+  SimulateOptions ideal;
+  ideal.ideal_model = true;
+  const SimResult i = test::run_text(config, p, ideal);
+  EXPECT_EQ((test::kernel(i, "B").blocks[0].end - test::kernel(i, "B").blocks[0].start).count(), 1'000'000);
+  std::string with_key = config;
+  with_key.insert(with_key.find("\"max_iterations\""), R"("gpurt_sim": {"model": "ideal"}, )");
+  const SimResult k = test::run_text(with_key, p);
+  EXPECT_EQ((test::kernel(k, "B").blocks[0].end - test::kernel(k, "B").blocks[0].start).count(), 1'000'000);
+}
+
+TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
+  const Json good =
+      parse_json(R"({"preset": "h100", "model": {"switch_cost": 0.2, "jitter": 0.01}})", "p.json");
+  const Platform p = parse_platform(JsonNode(good, "p.json"));
+  EXPECT_DOUBLE_EQ(p.model.switch_cost, 0.2);
+  EXPECT_DOUBLE_EQ(p.model.jitter, 0.01);
+  EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(p).dump(), "q.json"), "q.json")).model, p.model);
+  for (const char* bad :
+       {R"({"preset": "h100", "model": {"jitter": -0.1}})", R"({"preset": "h100", "model": {"switch": 0.1}})",
+        R"({"preset": "h100", "model": {"memory_bandwidth": "x"}})"}) {
+    const Json doc = parse_json(bad, "p.json");
+    EXPECT_THROW(parse_platform(JsonNode(doc, "p.json")), InputError) << bad;
+  }
+  try {
+    const Json doc = parse_json(R"({"preset": "h100", "model": {"jitter": -0.1}})", "p.json");
+    parse_platform(JsonNode(doc, "p.json"));
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.jitter"), std::string::npos) << e.what();
+  }
+}
+
+// Lemma 2 (FFT/SMLP) survives the calibrated model: the profile runs the model in worst-case
+// mode, so no SMLP job of the experiment exceeds the bound from that profile, at any N.
+TEST(PerfModel, CalibratedFftProfileBoundsEveryExperimentJob) {
+  const Platform p = *find_platform_preset("rtx3060ti");
+  ASSERT_FALSE(p.model.ideal());
+  CufftShape shape;
+  shape.log2_size = 22;
+  const auto kernels = cufft_kernels(shape, p);
+  std::vector<Nanos> wcet;
+  for (int k = 1; k <= p.units(); ++k) {
+    FftProfileRunOptions o;
+    o.kernels = kernels;
+    o.units = k;
+    o.runs = 3;
+    const auto runs = simulate_fft_profile_runs(p, o);
+    wcet.push_back(*std::max_element(runs.begin(), runs.end()));
+  }
+  for (int n : {2, 7, 13, 21}) {
+    SmlpSystem system;
+    system.platform = p;
+    for (int i = 0; i < n; ++i) system.tasks.push_back(SmlpTask{"fft", wcet, {}, {}, {}});
+    const SmlpResult bound = analyse_smlp(system);
+    FftTasksOptions t;
+    t.tasks = n;
+    t.jobs = 10;
+    t.kernels = kernels;
+    t.allowed = bound.tasks.front().allowed_units;
+    t.seed = static_cast<std::uint64_t>(n);
+    const FftTasksResult r = simulate_fft_tasks(p, t);
+    for (Nanos x : r.responses) EXPECT_LE(x, bound.tasks.front().response_bound) << "N = " << n;
+  }
+}
+
+}  // namespace
+}  // namespace gpurt
