@@ -57,4 +57,27 @@ void BM_SimulateH100_20Streams_Recorded(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateH100_20Streams_Recorded)->Arg(2048)->Unit(benchmark::kMillisecond);
 
+// The same with every mechanism of the performance model on (docs/simulator.md "Performance
+// model"): per-SM switch and co-residence costs, spreading, memory bandwidth (every kernel 30 %
+// memory-bound) and jitter. Counters only.
+void BM_SimulateH100_20Streams_FullModel(benchmark::State& state) {
+  auto scenario = h100_scenario(20, static_cast<int>(state.range(0)), 20);
+  for (auto& inst : scenario.instances)
+    for (auto& a : inst.actions) a.kernel.memory_fraction = 0.3;
+  gpurt::Platform p = *gpurt::find_platform_preset("h100");
+  p.model.switch_cost = 0.15;
+  p.model.coresidence_cost = 0.1;
+  p.model.spread_cost = 0.02;
+  p.model.memory_bandwidth = 60;
+  p.model.jitter = 0.05;
+  std::uint64_t blocks = 0;
+  for (auto _ : state) {
+    const auto r = gpurt::simulate(scenario, p, gpurt::SimulateOptions{false, gpurt::Nanos{0}});
+    blocks += r.stats.blocks;
+  }
+  state.counters["block_events_per_s"] =
+      benchmark::Counter(static_cast<double>(2 * blocks), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SimulateH100_20Streams_FullModel)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond);
+
 }  // namespace
