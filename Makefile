@@ -4,20 +4,25 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 GPURT      := ./$(BUILD)/gpurt
 
-.PHONY: all setup build demo test sanitize tsan install-check fuzz clean
+.PHONY: all setup configure build demo test sanitize tsan install-check fuzz clean
 
 all: build
 
 setup:
 	@scripts/setup
 
-build: setup
+configure: setup
 	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_ARGS)
+
+# Everything: the library, the CLI, every test and benchmark.
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job on bundled examples: a bound (SMLP analysis), a prediction (the simulator on the
-# Dissertation's cutting-ahead experiment) and its timeline picture.
-demo: build
+# Dissertation's cutting-ahead experiment) and its timeline picture. Builds only what it runs:
+# the `gpurt` program (target gpurt_cli) and the library it links, no tests or benchmarks.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target gpurt_cli
 	$(GPURT) analyze smlp examples/smlp/cufft-rtx3060ti.json
 	@echo
 	$(GPURT) simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out $(BUILD)/demo \

@@ -44,7 +44,7 @@ void add_chart(CLI::App& app) {
   auto* cmd = app.add_subcommand("chart", "Draw columns of a CSV (a sweep's output) as an SVG line chart");
   cmd->footer(
       "One line per y column, or per value of --group. Empty or nan cells break a line.\n"
-      "Example:\n  gpurt chart fig8.csv --x utilization --y rtgpu,self_suspension,stgm \\\n"
+      "Example:\n  gpurt chart fig8.csv --x utilization --y rtgpu,self-suspension,stgm \\\n"
       "    --title 'RTGPU Fig. 8' --y-label 'acceptance ratio' --out fig8.svg");
   auto a = std::make_shared<ChartArgs>();
   cmd->add_option("CSV", a->csv, "CSV file with a header line")->required();

@@ -1,10 +1,47 @@
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
+
+namespace {
+
+// Commands are words: `gpurt analyze smlp FILE`. At a level that has commands and only flags
+// (no positionals, no options taking values), the first word that is not an option must name
+// one of them. CLI11 alone would answer `gpurt NOSUCHCOMMAND --help` with the level's help and
+// exit 0; an unknown command is an error whatever follows it: exit 2 with the list of commands.
+int check_command(const CLI::App& app, const std::string& path, int first, int argc, char** argv) {
+  const auto commands = app.get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); });
+  if (commands.empty()) return 0;
+  const auto takes_words = [](const CLI::Option* o) {
+    return o->get_positional() || o->get_expected_max() > 0;
+  };
+  if (!app.get_options(takes_words).empty()) return 0;
+  for (int i = first; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    for (const CLI::App* c : commands) {
+      if (c->check_name(word)) return check_command(*c, path + " " + c->get_name(), i + 1, argc, argv);
+    }
+    std::string list;
+    for (const CLI::App* c : commands)
+      list += fmt::format("  {:<18}{}\n", c->get_name(), c->get_description());
+    std::fflush(stdout);
+    // path is "gpurt" or "gpurt analyze": the error names the words after "gpurt".
+    const std::string words = path.size() > 5 ? path.substr(6) + " " + word : word;
+    fmt::print(stderr,
+               "gpurt: error: unknown command '{}'\nCommands:\n{}Run `{} COMMAND --help` for a command's "
+               "options.\n",
+               words, list, path);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"gpurt: bound, predict and measure real-time work on a shared GPU", "gpurt"};
@@ -29,6 +66,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_simulate_rtgpu(app);
   gpurt::cli::add_fft(app);
   gpurt::cli::add_sweep_fft(app);
+  if (const int code = check_command(app, "gpurt", 1, argc, argv); code != 0) return code;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

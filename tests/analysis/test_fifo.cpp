@@ -42,6 +42,53 @@ TEST(FifoModel, Theorem1Construction) {
   EXPECT_FALSE(analyse_fifo(parse_fifo_system(d, "t1.json")).at_or_above_limit);
 }
 
+// Theorem 1's boundary, U_sum = m − b_max + 1 exactly: m = 2 and (C, T, b) = (1, 2, 2), (1, 3, 1),
+// (1, 6, 1) in ms (written in ns) give U_sum = 1/2 + 1/3 + 1/6 = 1 = 2 − 2 + 1: at the limit
+// (>=). Summed in doubles it is 0.9999999999999999, so the verdict must come from exact
+// arithmetic. One nanosecond less work in τ3 puts the system below the limit; one more, above.
+TEST(FifoModel, Theorem1LimitIsInclusiveAndExact) {
+  const char* doc = R"({"format": "gpurt/fifo@1", "time_unit": "ns", "gpu_threads": 2, "tasks": [
+    {"name": "t1", "wcet": 1000000, "period": 2000000, "grid": 1, "block": 2},
+    {"name": "t2", "wcet": 1000000, "period": 3000000, "grid": 1, "block": 1},
+    {"name": "t3", "wcet": 1000000, "period": 6000000, "grid": 1, "block": 1}]})";
+  const FifoResult r = analyse_fifo(parse_fifo_system(Json::parse(doc), "boundary.json"));
+  EXPECT_EQ(r.max_block, 2);
+  EXPECT_DOUBLE_EQ(r.limit, 1.0);
+  EXPECT_NEAR(r.total_utilization, 1.0, 1e-12);
+  EXPECT_TRUE(r.at_or_above_limit);  // U_sum = 1 >= 1
+  EXPECT_FALSE(r.overloaded);        // 1 <= 2
+  Json d = Json::parse(doc);
+  d["tasks"][2]["wcet"] = 999999;  // 1 ms − 1 ns
+  EXPECT_FALSE(analyse_fifo(parse_fifo_system(d, "boundary.json")).at_or_above_limit);
+  d["tasks"][2]["wcet"] = 1000001;  // 1 ms + 1 ns
+  EXPECT_TRUE(analyse_fifo(parse_fifo_system(d, "boundary.json")).at_or_above_limit);
+}
+
+// Theorem 1 needs b_max > 1. With b_max = 1 (the malleable model) the limit m − b_max + 1 is m,
+// and a system with U_sum = m is neither above Theorem 1's limit nor overloaded; only U_sum > m
+// overloads it. With b_max = 2 the same utilisation is at or above the limit m − 1.
+TEST(FifoModel, Theorem1NeedsBlocksLargerThanOneThread) {
+  const char* doc = R"({"format": "gpurt/fifo@1", "time_unit": "ns", "gpu_threads": 2, "tasks": [
+    {"name": "t1", "wcet": 1000000, "period": 1000000, "grid": 1, "block": 1},
+    {"name": "t2", "wcet": 1000000, "period": 1000000, "grid": 1, "block": 1}]})";
+  FifoResult r = analyse_fifo(parse_fifo_system(Json::parse(doc), "malleable.json"));
+  EXPECT_EQ(r.max_block, 1);
+  EXPECT_DOUBLE_EQ(r.limit, 2.0);
+  EXPECT_DOUBLE_EQ(r.total_utilization, 2.0);
+  EXPECT_FALSE(r.at_or_above_limit);  // U_sum = 2 >= 2, but b_max = 1
+  EXPECT_FALSE(r.overloaded);         // 2 <= 2
+  Json d = Json::parse(doc);
+  d["tasks"][1]["wcet"] = 1000001;  // U_sum = 2 + 10^-6 > m
+  r = analyse_fifo(parse_fifo_system(d, "malleable.json"));
+  EXPECT_FALSE(r.at_or_above_limit);
+  EXPECT_TRUE(r.overloaded);
+  d = Json::parse(doc);
+  d["tasks"][0]["block"] = 2;
+  r = analyse_fifo(parse_fifo_system(d, "malleable.json"));
+  EXPECT_DOUBLE_EQ(r.limit, 1.0);
+  EXPECT_TRUE(r.at_or_above_limit);
+}
+
 TEST(FifoModel, RejectsBlocksAboveTheLimit) {
   Json d = Json::parse(kExample2);
   d["tasks"][0]["block"] = 2048;

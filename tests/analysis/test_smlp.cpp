@@ -46,9 +46,16 @@ TEST(SmlpAllowedSizes, EquationFourIsASetNotAPrefix) {
 }
 
 TEST(SmlpAllowedSizes, BoundaryAreaIsAdmittedDespiteBinaryRho) {
-  // 1.3 is stored as 1.29999999999999982...; A(2) = 1300 equals 1.3·A(1) exactly and is allowed.
-  EXPECT_EQ(allowed_sizes_by_rho(us({1000, 650}), 1.3), (std::vector<int>{1, 2}));
-  EXPECT_EQ(allowed_sizes_by_rho(us({1000, 651}), 1.3), (std::vector<int>{1}));
+  // 1.2 is stored below its decimal value, as 1.1999999999999999556, so ρ·A(1) computed in
+  // binary is 1199999.99999999995... ns, just under A(2) = 2·600 µs = 1200000 ns, which equals
+  // 1.2·A(1) exactly: only eq. (4)'s slack admits it. (1.3 would not test this: it is stored
+  // above its decimal value, as 1.3000000000000000444.)
+  EXPECT_LT(static_cast<long double>(1.2) * 1000000.0L, 1200000.0L);
+  EXPECT_EQ(allowed_sizes_by_rho(us({1000, 600}), 1.2), (std::vector<int>{1, 2}));
+  EXPECT_EQ(allowed_sizes_by_rho(us({1000, 601}), 1.2), (std::vector<int>{1}));
+  // The same with 1.4 (stored as 1.3999999999999999112) and A(2) = 1400 µs.
+  EXPECT_EQ(allowed_sizes_by_rho(us({1000, 700}), 1.4), (std::vector<int>{1, 2}));
+  EXPECT_EQ(allowed_sizes_by_rho(us({1000, 701}), 1.4), (std::vector<int>{1}));
 }
 
 TEST(SmlpGrant, LargestAllowedSizeNotAboveFreeUnits) {

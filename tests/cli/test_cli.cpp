@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
@@ -101,6 +102,32 @@ TEST_F(Cli, HelpAndVersionExitZero) {
   EXPECT_EQ(cli("--version").code, 0);
 }
 
+// An unknown command is an error whatever flags follow it (CLI11 alone would print the main help
+// for `gpurt NOSUCHCOMMAND --help` and exit 0): exit 2, the list of commands, nothing on stdout.
+TEST_F(Cli, UnknownCommandExitsTwoWithTheListOfCommandsEvenWithHelp) {
+  for (const std::string args : {"NOSUCHCOMMAND --help", "NOSUCHCOMMAND", "--help NOSUCHCOMMAND"}) {
+    SCOPED_TRACE(args);
+    const Outcome r = cli(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("unknown command 'NOSUCHCOMMAND'"), std::string::npos) << r.err;
+    for (const char* command : {"analyze", "simulate", "bench", "sweep", "chart", "device"}) {
+      EXPECT_NE(r.err.find(std::string("\n  ") + command + " "), std::string::npos) << command << "\n"
+                                                                                    << r.err;
+    }
+  }
+  // The same one level down, with that level's commands.
+  const Outcome r = cli("analyze NOSUCHCOMMAND --help");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("unknown command 'analyze NOSUCHCOMMAND'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n  smlp "), std::string::npos) << r.err;
+  // Known commands' help is unaffected, and so are words that are a command's arguments.
+  EXPECT_EQ(cli("simulate --help").code, 0);
+  EXPECT_EQ(cli("analyze smlp --help").code, 0);
+  EXPECT_EQ(cli("platforms jetson-tx2").code, 0);
+}
+
 TEST_F(Cli, Platforms) {
   Outcome r = cli("platforms");
   EXPECT_EQ(r.code, 0);
@@ -192,6 +219,52 @@ TEST_F(Cli, SimulateBadConfigExitsTwoAndWritesNothing) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("a block of 1024 threads does not fit two-sm-256"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// Hostile configs (issue 16): result files stay inside --out, deep nesting is refused before
+// anything walks it, and nothing is written on refusal.
+TEST_F(Cli, HostileInputExitsTwoAndWritesNothingOutsideOut) {
+  const std::string out = path("out");
+  const auto config = [&](const std::string& log_name) {
+    return write("cfg.json", R"({"name": "x", "max_iterations": 1, "max_time": 0,
+      "comment": "the examiner's multi-line comment idiom:", "comment": "a repeated key",
+      "benchmarks": [{"filename": "timer_spin.so", "log_name": ")" +
+                                 log_name +
+                                 R"(", "thread_count": 32, "block_count": 1, "additional_info": 1000}]})");
+  };
+  const std::pair<std::string, std::string> refused[] = {
+      {"../escaped/x.json", "must stay inside the output folder (a \"..\" part is not allowed)\n"},
+      {path("escaped") + "/abs.json",
+       "must be a file name inside the output folder, not an absolute path\n"}};
+  for (const auto& [log_name, problem] : refused) {
+    SCOPED_TRACE(log_name);
+    const std::string cfg = config(log_name);
+    const Outcome r = cli("simulate " + cfg + " --platform jetson-tx2 --out " + out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.out, "");
+    // The value is shortened in the message when long.
+    EXPECT_EQ(r.err.rfind("gpurt: error: " + cfg + ": benchmarks[0].log_name = \"", 0), 0u) << r.err;
+    EXPECT_TRUE(r.err.ends_with(problem)) << r.err;
+    EXPECT_FALSE(fs::exists(path("escaped")));
+    EXPECT_FALSE(fs::exists(out));
+  }
+  Outcome r = cli("simulate " + config("runs/x.json") + " --platform jetson-tx2 --out " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out + "/runs/x.json"));
+
+  const std::string deep = write(
+      "deep.json", R"({"format":"gpurt/smlp@1","platform":"h100","tasks":[{"name":)" +
+                       std::string(80000, '[') + std::string(80000, ']') + R"(,"wcet_by_units":[1]}]})");
+  r = cli("analyze smlp " + deep);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "gpurt: error: " + deep +
+                ": arrays and objects nested more than 64 levels deep at line 1, column 122 (the limit)\n");
+  r = cli("simulate " + deep + " --platform jetson-tx2 --out " + path("never"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nested more than 64 levels deep"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("never")));
 }
 
 TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {

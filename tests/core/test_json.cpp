@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/json.hpp"
 
@@ -78,4 +80,50 @@ TEST(Json, EditDistance) {
   EXPECT_EQ(edit_distance("rho", "rho"), 0u);
   EXPECT_EQ(edit_distance("deadlin", "deadline"), 1u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+// Every reader goes through parse_json: nesting is bounded there, before anything walks the
+// value recursively (printing it in an error message overflowed the stack at 80,000 levels).
+TEST(Json, NestingDeeperThanTheLimitIsRefusedWithItsLineAndColumn) {
+  const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  const std::string prefix = R"({"format":"gpurt/smlp@1","platform":"h100","tasks":[{"name":)";
+  const std::string deep = prefix + nested(100000) + R"(,"wcet_by_units":[1]}]})";
+  // Three levels are open before "name"; its 62nd bracket opens level 65.
+  EXPECT_EQ(error_of([&] { parse_json(deep, "deep.json"); }),
+            fmt::format("deep.json: arrays and objects nested more than 64 levels deep at line 1, column {} "
+                        "(the limit)",
+                        prefix.size() + 62));
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}');
+  EXPECT_NE(
+      error_of([&] { parse_json(objects, "o.json"); }).find("more than 64 levels deep at line 1, column 321"),
+      std::string::npos);
+  // Brackets inside strings do not count, and lines are counted.
+  const std::string text = "{\"s\": \"[[[{{{\\\"[[\",\n \"a\": " + nested(70) + "}";
+  EXPECT_NE(error_of([&] { parse_json(text, "t.json"); }).find("at line 2, column 70"), std::string::npos);
+
+  EXPECT_EQ(kMaxJsonDepth, 64);
+  const Json ok = parse_json(nested(64), "ok.json");  // exactly the limit
+  EXPECT_EQ(JsonNode(ok, "ok.json").brief().substr(0, 4), "[[[[");
+  EXPECT_NE(error_of([] {
+              parse_json("[" + std::string(64, '[') + std::string(65, ']'), "x.json");
+            }).find("x.json: arrays and objects nested more than 64 levels deep at line 1, column 65"),
+            std::string::npos);
+  const Json sixty = parse_json(R"({"a": )" + nested(60) + "}", "60.json");
+  const JsonNode node = JsonNode(sixty, "60.json").at("a");
+  EXPECT_EQ(error_of([&] { node.as_string(); }), "60.json: a: must be a string, not an array");
+}
+
+// The examiner's configs repeat "comment" for multi-line comments; only that key may repeat.
+TEST(Json, RepeatedCommentKeysAreAcceptedAndNoOtherKey) {
+  const Json doc = parse_json(
+      R"({"comment": "one", "comment": "two", "b": [{"comment": 1, "x": 2, "comment": 3}]})", "c.json");
+  EXPECT_EQ(doc.at("comment"), "two");
+  EXPECT_EQ(doc.at("b")[0].at("comment"), 3);
+  EXPECT_EQ(doc.at("b")[0].at("x"), 2);
+  EXPECT_EQ(error_of([] { parse_json(R"({"comment": 1, "comments": 1, "comments": 2})", "c.json"); }),
+            "c.json: (top level): duplicate key \"comments\"");
+  EXPECT_EQ(error_of([] { parse_json(R"({"a": {"comment": 1, "comment": 2, "x": 1, "x": 2}})", "c.json"); }),
+            "c.json: a: duplicate key \"x\"");
 }

@@ -79,7 +79,7 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
       "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action, "
       "matrix_multiply, random_walk, cufft)");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["block_count"] = 0; }),
-            "c.json: benchmarks[0].block_count = 0: must be in 1..2147483648");
+            "c.json: benchmarks[0].block_count = 0: must be in 1..2147483647");
   EXPECT_EQ(
       error_after([](Json& d) { d["benchmarks"][0]["thread_count"] = 2048; }),
       "c.json: benchmarks[0].thread_count = 2048: a block of 2048 threads does not fit rtx3060ti (at most "
@@ -104,7 +104,7 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
             "c.json: benchmarks[1].log_name = \"a.json\": log file \"a.json\" is also written by an earlier "
             "benchmark");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1]["additional_info"][0]["block_count"] = 0; }),
-            "c.json: benchmarks[1].additional_info[0].block_count = 0: must be in 1..2147483648");
+            "c.json: benchmarks[1].additional_info[0].block_count = 0: must be in 1..2147483647");
   EXPECT_EQ(
       error_after([](Json& d) { d["benchmarks"][2]["additional_info"]["actions"][1]["type"] = "launch"; }),
       "c.json: benchmarks[2].additional_info.actions[1].type = \"launch\": must be one of \"kernel\", "
@@ -122,4 +122,88 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
               d["gpurt_sim"] = Json{{"placement", "random"}};
             }),
             "c.json: gpurt_sim.placement = \"random\": must be \"round-robin\" or \"least-loaded\"");
+}
+
+// Blocks and threads are ints: 2^31 was accepted and wrapped negative (threads) or failed in
+// vector::reserve with no path (blocks).
+TEST(Scenario, BlockAndThreadCountsStayWithinIntAndThePlatform) {
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["thread_count"] = 2147483648LL; }),
+            "c.json: benchmarks[0].thread_count = 2147483648: must be in 1..2147483647");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["block_count"] = 2147483648LL; }),
+            "c.json: benchmarks[0].block_count = 2147483648: must be in 1..2147483647");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][0]["block_count"] = Json::array({65536, 32768});
+            }),
+            "c.json: benchmarks[0].block_count = [65536,32768]: makes 2147483648 in all: at most 2147483647");
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][1]["additional_info"][0]["thread_count"] = 2147483648LL; }),
+      "c.json: benchmarks[1].additional_info[0].thread_count = 2147483648: must be in 1..2147483647");
+  // Threads are checked against the platform even where the plugin sizes its own kernels.
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][2]["thread_count"] = Json::array({1024, 2});
+            }),
+            "c.json: benchmarks[2].thread_count = [1024,2]: a block of 2048 threads does not fit rtx3060ti "
+            "(at most "
+            "1024 threads per block, 1536 per SM)");
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][1]["thread_count"] = 1025; }),
+      "c.json: benchmarks[1].thread_count = 1025: a block of 1025 threads does not fit rtx3060ti (at most "
+      "1024 threads per block, 1536 per SM)");
+  Json doc = valid();
+  doc["benchmarks"][0]["block_count"] = 2147483647;
+  doc["benchmarks"][0]["thread_count"] = 1024;
+  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  EXPECT_EQ(s.instances[0].block_count, 2147483647);
+  EXPECT_EQ(s.instances[0].actions[0].kernel.blocks, 2147483647);
+  EXPECT_EQ(s.instances[0].thread_count, 1024);
+}
+
+// A result file name stays inside the output folder (it is joined to --out).
+TEST(Scenario, LogNamesStayInsideTheOutputFolder) {
+  const auto with_log = [](const std::string& name) {
+    return error_after([&](Json& d) { d["benchmarks"][0]["log_name"] = name; });
+  };
+  EXPECT_EQ(with_log("../escaped/x.json"),
+            "c.json: benchmarks[0].log_name = \"../escaped/x.json\": must stay inside the output folder (a "
+            "\"..\" part is not allowed)");
+  EXPECT_EQ(with_log("sub/../../x.json"),
+            "c.json: benchmarks[0].log_name = \"sub/../../x.json\": must stay inside the output folder (a "
+            "\"..\" part is not allowed)");
+  EXPECT_EQ(with_log(".."),
+            "c.json: benchmarks[0].log_name = \"..\": must stay inside the output folder (a "
+            "\"..\" part is not allowed)");
+  EXPECT_EQ(with_log("/tmp/escaped.json"),
+            "c.json: benchmarks[0].log_name = \"/tmp/escaped.json\": must be a file name inside the output "
+            "folder, not an absolute path");
+  EXPECT_EQ(with_log("sub/"), "c.json: benchmarks[0].log_name = \"sub/\": must name a file, not a folder");
+  EXPECT_EQ(with_log("."), "c.json: benchmarks[0].log_name = \".\": must name a file, not a folder");
+  EXPECT_EQ(with_log(""), "c.json: benchmarks[0].log_name = \"\": must not be empty");
+  // Two spellings of one file are one file.
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][1]["log_name"] = "./a.json"; }),
+      "c.json: benchmarks[1].log_name = \"./a.json\": log file \"a.json\" is also written by an earlier "
+      "benchmark");
+  // Sub-folders of the output folder and dots inside a name are fine.
+  Json doc = valid();
+  doc["benchmarks"][0]["log_name"] = "runs/./1//a..b.json";
+  EXPECT_EQ(parse_scenario(doc, "c.json", rtx()).instances[0].log_name, "runs/1/a..b.json");
+}
+
+// The examiner's random_walk walks 1000 reads per thread when additional_info is absent
+// (its DEFAULT_MEMORY_ACCESS_COUNT); every other plugin still needs additional_info.
+TEST(Scenario, RandomWalkWithoutAdditionalInfoWalksTheExaminersDefault) {
+  Json doc = valid();
+  doc["benchmarks"][0] = Json::parse(R"({"filename": "./bin/random_walk.so", "log_name": "w.json",
+      "thread_count": 32, "block_count": 1, "data_size": 16777216})");
+  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  const ScenarioInstance& w = s.instances[0];
+  EXPECT_EQ(w.walk_reads, 1000);
+  ASSERT_EQ(w.actions.size(), 1u);
+  EXPECT_EQ(w.actions[0].kernel.block_time,
+            Nanos{static_cast<std::int64_t>(1000 * s.sim.random_walk_ns_per_access)});
+  EXPECT_TRUE(w.additional_info.is_null());
+  doc["benchmarks"][0]["additional_info"] = 250;
+  EXPECT_EQ(parse_scenario(doc, "c.json", rtx()).instances[0].walk_reads, 250);
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0].erase("additional_info"); }),
+            "c.json: benchmarks[0]: missing required key \"additional_info\"");
 }

@@ -17,8 +17,9 @@ struct FifoResult {
   double limit = 0;              ///< m − b_max + 1
   /// U_sum >= m − b_max + 1: the region where Theorem 1 exhibits unbounded response times
   /// (with b_max > 1; b_max = 1 is the malleable model, where only U_sum <= m matters).
+  /// Decided on the exact rational U_sum, not on the rounded total_utilization.
   bool at_or_above_limit = false;
-  bool overloaded = false;  ///< U_sum > m: some backlog grows without bound
+  bool overloaded = false;  ///< U_sum > m (exactly): some backlog grows without bound
 };
 
 /// Pure; never fails on a parsed system.

@@ -1,5 +1,5 @@
 // Strict JSON reading: every value knows its file and path, so every error can name both
-// (DESIGN.md "Bad input gets a clear error"). Duplicate keys and unknown keys are errors.
+// (DESIGN.md "Bad input gets a clear error"). Duplicate keys (but "comment") and unknown keys are errors.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +19,14 @@ namespace gpurt {
 // Insertion-ordered, so output keys come in the order the formats document.
 using Json = nlohmann::ordered_json;
 
+/// How deeply arrays and objects may nest in a parsed document (gpurt's formats need fewer than 10
+/// levels; the bound keeps every recursive walk of a parsed value off the end of the stack).
+inline constexpr int kMaxJsonDepth = 64;
+
 /// Parses `text` as JSON; `file` names it in errors. Throws InputError (with line and column)
-/// on malformed JSON and on a key that appears twice in one object.
+/// on malformed JSON, on arrays and objects nested more than kMaxJsonDepth deep, and on a key
+/// that appears twice in one object ("comment" excepted: the examiner's configs repeat it for
+/// multi-line comments, and the last one is kept).
 Json parse_json(std::string_view text, const std::string& file);
 
 /// Reads and parses a file. Throws InputError when it cannot be read or parsed.

@@ -8,14 +8,16 @@
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/amd_cu_layout.hpp"
-#include "gpurt/model/cufft_model.hpp"
 #include "gpurt/model/scenario_workloads.hpp"
 
 namespace gpurt {
 
 namespace {
 
-constexpr std::int64_t kMaxCount = std::int64_t{1} << 31;
+// Blocks in a grid and threads in a block are ints in the simulator and in result files: at
+// most 2^31 - 1 in all (CUDA's limit on a grid's x dimension). Threads are further limited by
+// the platform (check_threads).
+constexpr std::int64_t kMaxCount = INT32_MAX;
 
 const std::vector<std::string>& plugin_list() {
   static const std::vector<std::string> names = {
@@ -37,22 +39,47 @@ int read_dims(const JsonNode& node, bool allow_zero) {
   if (node.is_array()) {
     const auto dims = node.items();
     if (dims.empty() || dims.size() > 3) node.fail("must be a number or an array of 1 to 3 numbers");
-    for (const JsonNode& d : dims) product *= d.as_int_in(allow_zero ? 0 : 1, 1 << 20);
+    for (const JsonNode& d : dims) product *= d.as_int_in(allow_zero ? 0 : 1, 1 << 20);  // < 2^61 in all
   } else {
     product = node.as_int_in(allow_zero ? 0 : 1, kMaxCount);
   }
-  if (product > kMaxCount) node.fail("is too large");
+  if (product > kMaxCount) node.fail(fmt::format("makes {} in all: at most {}", product, kMaxCount));
   return static_cast<int>(product);
+}
+
+// A result file name must stay inside the output folder: relative, without a ".." part, naming
+// a file. Returned without "." and empty parts ("./a//b.json" -> "a/b.json"), so that two names
+// of one file are seen to be the same.
+std::string read_log_name(const JsonNode& node) {
+  const std::string name = node.as_string();
+  if (name.empty()) node.fail("must not be empty");
+  if (name.front() == '/') node.fail("must be a file name inside the output folder, not an absolute path");
+  std::string out;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = name.find('/', start);
+    const std::string_view part = std::string_view(name).substr(start, end - start);  // to the end if npos
+    if (part == "..") node.fail("must stay inside the output folder (a \"..\" part is not allowed)");
+    if (end == std::string::npos) {
+      if (part.empty() || part == ".") node.fail("must name a file, not a folder");
+      return out.append(part);
+    }
+    if (!part.empty() && part != ".") out.append(part).push_back('/');
+    start = end + 1;
+  }
 }
 
 Nanos seconds(const JsonNode& node) { return node.as_nonnegative_time(TimeUnit::s, Rounding::nearest); }
 
+void check_threads(int threads, const Platform& p, const JsonNode& where) {
+  if (threads > p.max_threads_per_block || threads > p.max_threads) {
+    where.fail(fmt::format("a block of {} threads does not fit {} (at most {} threads per block, {} per SM)",
+                           threads, p.id, p.max_threads_per_block, p.max_threads));
+  }
+}
+
 // Checks that one block of `k` fits an SM of the platform (Rule B2 could never hold otherwise).
 void check_fits(const KernelSpec& k, const Platform& p, const JsonNode& where) {
-  if (k.shape.threads > p.max_threads_per_block || k.shape.threads > p.max_threads) {
-    where.fail(fmt::format("a block of {} threads does not fit {} (at most {} threads per block, {} per SM)",
-                           k.shape.threads, p.id, p.max_threads_per_block, p.max_threads));
-  }
+  check_threads(k.shape.threads, p, where);
   if (k.shape.shared_memory > p.shared_memory) {
     where.fail(fmt::format("a block with {} bytes of shared memory does not fit {} ({} per SM)",
                            k.shape.shared_memory, p.id, p.shared_memory));
@@ -244,30 +271,6 @@ SimOptions read_sim_options(const JsonNode& node) {
   return o;
 }
 
-// cufft: one execution per iteration, as the kernels of the cuFFT timing model (a model, not
-// measured: model/cufft_model.hpp). additional_info: {"size": 2^p points, "batch": count}.
-void read_cufft(const JsonNode& info, ScenarioInstance& inst, const Platform& p) {
-  info.expect_object({"size", "batch", "comment"});
-  const JsonNode size = info.at("size");
-  const std::int64_t z = size.as_int_in(2, std::int64_t{1} << 28);
-  if ((z & (z - 1)) != 0) size.fail("must be a power of two (the cuFFT model covers 2^1..2^28)");
-  CufftShape shape;
-  while ((std::int64_t{1} << shape.log2_size) < z) ++shape.log2_size;
-  if (auto v = info.find("batch")) shape.batch = static_cast<int>(v->as_int_in(1, 1 << 20));
-  // In waves of the SMs the instance may use (model/cufft_model.hpp in_waves).
-  const int sms = inst.sm_mask.empty()
-                      ? p.sms
-                      : static_cast<int>(std::count(inst.sm_mask.begin(), inst.sm_mask.end(), true));
-  for (KernelSpec& k : in_waves(cufft_kernels(shape, p), sms)) {
-    HostAction a;
-    a.kind = HostAction::Kind::kernel;
-    a.label = inst.label.empty() ? k.name : inst.label + "/" + k.name;
-    k.name = a.label;
-    a.kernel = std::move(k);
-    inst.actions.push_back(std::move(a));
-  }
-}
-
 ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p,
                                const std::vector<std::string>& unmodelled) {
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
@@ -285,8 +288,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
                               fmt::join(known, ", ")));
   }
   inst.log_name =
-      b.has("log_name") ? b.at("log_name").as_string() : fmt::format("{}_{}.json", inst.plugin, index);
-  if (inst.log_name.empty()) b.at("log_name").fail("must not be empty");
+      b.has("log_name") ? read_log_name(b.at("log_name")) : fmt::format("{}_{}.json", inst.plugin, index);
   inst.label = b.has("label") ? b.at("label").as_string() : "";
   // multikernel and stream_action size their kernels themselves, and cuFFT picks its own grid;
   // matrix_multiply ignores block_count (the grid follows from the matrix width), as the
@@ -294,6 +296,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action" || inst.plugin == "cufft";
   const bool no_blocks = multi || inst.plugin == "matrix_multiply";
   inst.thread_count = read_dims(b.at("thread_count"), multi);
+  check_threads(inst.thread_count, p, b.at("thread_count"));
   inst.block_count = read_dims(b.at("block_count"), no_blocks);
   if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
   if (auto v = b.find("release_time")) inst.release_time = seconds(*v);
@@ -320,6 +323,13 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     inst.sm_mask = parse_compute_unit_mask(*v, p);
   }
 
+  if (inst.plugin == "random_walk") {  // the examiner's plugin has a default walk length
+    const std::optional<JsonNode> walk = b.find("additional_info");
+    if (walk) inst.additional_info = walk->json();
+    detail::read_random_walk(walk, b, inst, s.sim);
+    check_fits(inst.actions.back().kernel, p, b.at("thread_count"));
+    return inst;
+  }
   const JsonNode info = b.at("additional_info");
   inst.additional_info = info.json();
   if (!modelled) return inst;
@@ -336,12 +346,9 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   } else if (inst.plugin == "multikernel") {
     read_multikernel(info, inst, p, s.sim);
   } else if (inst.plugin == "cufft") {
-    read_cufft(info, inst, p);
-  } else if (inst.plugin == "matrix_multiply" || inst.plugin == "random_walk") {
-    if (inst.plugin == "matrix_multiply")
-      detail::read_matrix_multiply(info, b.at("thread_count"), inst, s.sim);
-    else
-      detail::read_random_walk(info, b, inst, s.sim);
+    detail::read_cufft(info, inst, p);
+  } else if (inst.plugin == "matrix_multiply") {
+    detail::read_matrix_multiply(info, b.at("thread_count"), inst, s.sim);
     for (const HostAction& a : inst.actions) {
       if (a.kind == HostAction::Kind::kernel) check_fits(a.kernel, p, b.at("thread_count"));
     }

@@ -1,12 +1,15 @@
-// The examiner's data-computing plugins as host programs for the simulator, with their timing
-// models (docs/bench.md "Timing models"). Split from scenario.cpp, which checks that the
-// kernels fit the platform.
+// The data-computing plugins (the examiner's matrix_multiply and random_walk, gpurt's cufft) as
+// host programs for the simulator, with their timing models (docs/bench.md "Timing models").
+// Split from scenario.cpp, which checks that the kernels fit the platform.
 #include "gpurt/model/scenario_workloads.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include <fmt/format.h>
+
+#include "gpurt/model/cufft_model.hpp"
 
 namespace gpurt::detail {
 
@@ -70,12 +73,17 @@ void read_matrix_multiply(const JsonNode& info, const JsonNode& threads, Scenari
 
 // random_walk (Dissertation §3.5, "Random Memory Walk"): every thread follows a shuffled cycle
 // through a data_size-byte buffer. additional_info: reads per thread, as a number or
-// {"iterations": N}. Dependent reads are latency-bound: block time = reads · ns per access.
-void read_random_walk(const JsonNode& info, const JsonNode& b, ScenarioInstance& inst,
+// {"iterations": N}; without it, the examiner's default of kDefaultWalkReads. Dependent reads
+// are latency-bound: block time = reads · ns per access.
+void read_random_walk(const std::optional<JsonNode>& info, const JsonNode& b, ScenarioInstance& inst,
                       const SimOptions& sim) {
-  const JsonNode reads = info.is_object() ? info.at("iterations") : info;
-  if (info.is_object()) info.expect_object({"iterations", "comment"});
-  inst.walk_reads = reads.as_int_in(1, std::int64_t{1} << 40);
+  if (info) {
+    const JsonNode reads = info->is_object() ? info->at("iterations") : *info;
+    if (info->is_object()) info->expect_object({"iterations", "comment"});
+    inst.walk_reads = reads.as_int_in(1, std::int64_t{1} << 40);
+  } else {
+    inst.walk_reads = kDefaultWalkReads;
+  }
   if (inst.data_size < 8) {
     (b.has("data_size") ? b.at("data_size") : b)
         .fail("random_walk needs data_size >= 8 (bytes of the buffer to walk)");
@@ -89,6 +97,30 @@ void read_random_walk(const JsonNode& info, const JsonNode& b, ScenarioInstance&
   k.kernel.block_time = Nanos{static_cast<std::int64_t>(
       std::ceil(static_cast<double>(inst.walk_reads) * sim.random_walk_ns_per_access))};
   inst.actions.push_back(std::move(k));
+}
+
+// cufft: one execution per iteration, as the kernels of the cuFFT timing model (a model, not
+// measured: model/cufft_model.hpp). additional_info: {"size": 2^p points, "batch": count}.
+void read_cufft(const JsonNode& info, ScenarioInstance& inst, const Platform& p) {
+  info.expect_object({"size", "batch", "comment"});
+  const JsonNode size = info.at("size");
+  const std::int64_t z = size.as_int_in(2, std::int64_t{1} << 28);
+  if ((z & (z - 1)) != 0) size.fail("must be a power of two (the cuFFT model covers 2^1..2^28)");
+  CufftShape shape;
+  while ((std::int64_t{1} << shape.log2_size) < z) ++shape.log2_size;
+  if (auto v = info.find("batch")) shape.batch = static_cast<int>(v->as_int_in(1, 1 << 20));
+  // In waves of the SMs the instance may use (model/cufft_model.hpp in_waves).
+  const int sms = inst.sm_mask.empty()
+                      ? p.sms
+                      : static_cast<int>(std::count(inst.sm_mask.begin(), inst.sm_mask.end(), true));
+  for (KernelSpec& k : in_waves(cufft_kernels(shape, p), sms)) {
+    HostAction a;
+    a.kind = HostAction::Kind::kernel;
+    a.label = inst.label.empty() ? k.name : inst.label + "/" + k.name;
+    k.name = a.label;
+    a.kernel = std::move(k);
+    inst.actions.push_back(std::move(a));
+  }
 }
 
 }  // namespace gpurt::detail

@@ -1,5 +1,8 @@
-// Readers of model/scenario.cpp for matrix_multiply and random_walk (internal to the parser).
+// Readers of model/scenario.cpp for matrix_multiply, random_walk and cufft (internal to the parser).
 #pragma once
+
+#include <cstdint>
+#include <optional>
 
 #include "gpurt/core/json.hpp"
 #include "gpurt/model/scenario.hpp"
@@ -11,8 +14,17 @@ namespace gpurt::detail {
 void read_matrix_multiply(const JsonNode& info, const JsonNode& threads, ScenarioInstance& inst,
                           const SimOptions& sim);
 
-/// Fills inst.walk_reads and the program (one kernel). `b` is the benchmark entry. Throws
-/// InputError.
-void read_random_walk(const JsonNode& info, const JsonNode& b, ScenarioInstance& inst, const SimOptions& sim);
+/// random_walk's reads per thread when a config gives no additional_info (the default of the
+/// cuda_scheduling_examiner's random_walk plugin).
+inline constexpr std::int64_t kDefaultWalkReads = 1000;
+
+/// Fills inst.walk_reads and the program (one kernel) from `info` (the benchmark's
+/// additional_info; nullopt: kDefaultWalkReads). `b` is the benchmark entry. Throws InputError.
+void read_random_walk(const std::optional<JsonNode>& info, const JsonNode& b, ScenarioInstance& inst,
+                      const SimOptions& sim);
+
+/// cufft: the kernels of one execution (the cuFFT timing model, model/cufft_model.hpp) from
+/// additional_info {"size", "batch"}, in waves of the SMs inst.sm_mask leaves. Throws InputError.
+void read_cufft(const JsonNode& info, ScenarioInstance& inst, const Platform& p);
 
 }  // namespace gpurt::detail
