@@ -128,8 +128,8 @@ void add_sweep_fft(CLI::App& app) {
   add_model_option(cmd, a->model);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 10-24)");
   cmd->add_option("--tasks", a->tasks, "Concurrent task counts N, A-B or A,B,C (default 1-21)");
-  cmd->add_option("--trials", o.trials, "Trials per point (default 3; the seed ran 1,000)");
-  cmd->add_option("--jobs", o.jobs, "Consecutive jobs per task and trial (default 20; the seed: 100)");
+  cmd->add_option("--trials", o.trials, "Trials per point (default 10; the seed ran 1,000)");
+  cmd->add_option("--jobs", o.jobs, "Consecutive jobs per task and trial (default 50; the seed: 100)");
   cmd->add_option("--runs", o.profile.runs, "Profiling runs per unit count (default 10)");
   cmd->add_option("--rho", o.profile.rho, "rho of eq. (4) (default 1.1, as the seed)");
   cmd->add_option("--batch", o.profile.batch, "Transforms per execution (default 1)");
