@@ -51,7 +51,7 @@ clean:
 # Coverage-guided fuzzing of the file readers (clang + libFuzzer); FUZZ_SECONDS per target.
 # Each target starts from the bundled examples of its format.
 FUZZ_SECONDS ?= 60
-FUZZERS := smlp:examples/smlp scenario:examples/sim rtgpu:examples/rtgpu pbs:examples/pbs fifo:examples/fifo
+FUZZERS := smlp:examples/smlp scenario:examples/sim rtgpu:examples/rtgpu pbs:examples/pbs fifo:examples/fifo platform:examples/platforms results:fuzz/corpus/results sweep_resume:fuzz/corpus/sweep
 fuzz: setup
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURT_FUZZ=ON \
 	      -DGPURT_CUDA=OFF -DGPURT_TESTS=OFF -DGPURT_PERF=OFF -DGPURT_SANITIZE=address,undefined,fuzzer-no-link

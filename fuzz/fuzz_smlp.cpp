@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_dict.hpp"
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fuzz_dict.hpp"
 #include "gpurt/analysis/fifo.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/pbs_task.hpp"

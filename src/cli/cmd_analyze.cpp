@@ -1,6 +1,7 @@
 // gpurt analyze <model> FILE: one sub-subcommand per analysis.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
@@ -96,7 +97,8 @@ void add_analyze(CLI::App& app) {
   smlp->add_option("FILE", args->file, "gpurt/smlp@1 task file")->required();
   smlp->add_flag("--json", args->json, "Print JSON instead of a table");
   smlp->add_flag("--check", args->check, "Exit 1 when the system is not schedulable");
-  smlp->add_option("--rho", args->rho, "Use this rho for every task that selects sizes by rho");
+  smlp->add_option("--rho", args->rho, "Use this rho for every task that selects sizes by rho")
+      ->check(finite_in(1.0, 1e6));
   smlp->callback([args] { run_smlp(*args); });
   add_analyze_rtgpu(*analyze);
   add_analyze_pbs(*analyze);

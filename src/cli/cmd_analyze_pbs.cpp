@@ -1,12 +1,18 @@
 // gpurt analyze pbs FILE: GPUSched and the EDF baselines of the PBS seed on a gpurt/pbs@1 file.
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "commands.hpp"
 #include "gpurt/analysis/pbs.hpp"
 #include "gpurt/core/error.hpp"
 #include "table.hpp"
 
 namespace gpurt::cli {
+
+/// The GPUSched vertex cap of `analyze pbs` and `simulate-table` unless --max-vertices raises it:
+/// about 0.5 GB and a few minutes at most (equal-period task sets can need far more).
+constexpr std::uint64_t kCliMaxVertices = 1'000'000;
 
 namespace {
 
@@ -16,7 +22,7 @@ struct PbsArgs {
   bool json = false;
   bool check = false;
   bool explore_all = false;
-  std::uint64_t max_vertices = PbsOptions{}.max_vertices;
+  std::uint64_t max_vertices = kCliMaxVertices;
 };
 
 std::string job_name(const PbsSystem& s, const PbsJobRef& j) {
@@ -99,6 +105,14 @@ void run_pbs(const PbsArgs& a) {
   } else {
     fmt::print("{}", pbs_text(system, result, a.file));
   }
+  if (!result.complete) {
+    std::fflush(stdout);
+    fmt::print(stderr,
+               "gpurt: error: GPUSched stopped at --max-vertices {} without an answer (not proven); raise "
+               "--max-vertices for a longer search\n",
+               a.max_vertices);
+    exit_status() = 1;
+  }
   if (a.check && !result.schedulable) exit_status() = 1;
 }
 
@@ -121,7 +135,9 @@ void add_analyze_pbs(CLI::App& analyze) {
   pbs->add_flag("--check", args->check, "Exit 1 when the system is not schedulable");
   pbs->add_flag("--explore-all", args->explore_all,
                 "GPUSched: explore the whole graph, count every schedulable end vertex, keep the earliest");
-  pbs->add_option("--max-vertices", args->max_vertices, "GPUSched: stop after creating this many vertices");
+  pbs->add_option("--max-vertices", args->max_vertices,
+                  "GPUSched: stop after creating this many vertices, then exit 1 (default 1000000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   pbs->callback([args] { run_pbs(*args); });
 }
 

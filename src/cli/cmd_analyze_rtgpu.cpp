@@ -1,4 +1,5 @@
 // gpurt analyze rtgpu FILE / gpurt analyze fifo FILE (RTGPU seed §5-6; FIFO model seed §V).
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -146,6 +147,11 @@ void run_fifo(const FifoArgs& a) {
   const FifoResult r = analyse_fifo(system);
   std::optional<FifoSimResult> sim;
   if (a.simulate > 0) {
+    // The simulator counts threads in int: a larger pool is bad input for --simulate, not a failure.
+    if (system.gpu_threads > std::numeric_limits<std::int32_t>::max()) {
+      throw InputError(a.file, "gpu_threads", std::to_string(system.gpu_threads),
+                       "is too many to simulate (--simulate needs at most 2147483647)");
+    }
     FifoSimOptions o;
     o.jobs = a.simulate;
     o.random_offsets = a.seeded;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/bench/bench.hpp"
 #include "gpurt/core/error.hpp"
@@ -103,7 +104,7 @@ void run_bench_command(const BenchArgs& a) {
   }
   Platform platform;
   if (!a.platform.empty()) {
-    platform = load_platform_arg(a.platform);
+    platform = platform_arg(a.platform);
   } else {
     // gpu without --platform: the device's own numbers (the probe runs in a child process).
     const std::string why = gpu_backend_unavailable(Platform{});
@@ -118,14 +119,19 @@ void run_bench_command(const BenchArgs& a) {
     throw InputError("--out", "", "",
                      "give the folder for the results (or set base_result_directory in the config)");
   }
+  // Every output path is checked before the run; the outputs are written all or none.
+  check_output_dir(out, a.out.empty() ? "base_result_directory" : "--out");
+  if (!a.svg.empty()) check_output_file(a.svg, "--svg");
   BenchResult result;
   {
     const Watchdog watchdog(a.timeout_s);
     result = run_bench(scenario, platform, backend, &libraries);
   }
   // Only now, with the whole run complete, is anything written.
-  write_results(result.trace, out);
-  if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(result.trace));
+  std::vector<OutputFile> outputs = result_files(result.trace, out);
+  if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(result.trace));
+  create_result_folders(outputs, out);
+  write_files_atomically(outputs);
 
   const std::vector<InstanceSummary> rows = summarize(result.trace, out);
   const bool sim = backend == BenchBackend::sim;
@@ -173,7 +179,7 @@ void add_bench(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->add_option("--timeout", args->timeout_s,
                   "End the run with exit 1 if it has not ended after this many seconds (default: no limit)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive());
   cmd->callback([args] { run_bench_command(*args); });
 }
 

@@ -5,6 +5,7 @@
 // --backend gpu: the real FFT job (runtime/fft_job) on the GPU.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "fft_common.hpp"
 #include "gpurt/analysis/smlp.hpp"
@@ -66,7 +67,8 @@ void add_fft(CLI::App& app) {
   cmd->add_option("--batch", a->options.batch, "Transforms per execution (default 1)");
   cmd->add_option("--runs", a->options.runs, "Executions per unit count; the worst is kept (default 10)");
   cmd->add_option("--copies", a->options.copies, "Identical tasks per size in the file (default 1)");
-  cmd->add_option("--rho", a->options.rho, "The system's rho for eq. (4) (default 1.1)");
+  cmd->add_option("--rho", a->options.rho, "The system's rho for eq. (4) (default 1.1)")
+      ->check(finite_in(1.0, 1e6));
   cmd->add_option("--seed", a->options.seed, "RNG seed (simulated run offsets)");
   cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
   cmd->add_option("--out", a->out, "The gpurt/smlp@1 file to write")->required();

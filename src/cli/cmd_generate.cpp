@@ -1,6 +1,7 @@
 // gpurt generate uunifast: seeded utilisation vectors.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/json.hpp"
@@ -16,6 +17,7 @@ struct UUniFastArgs {
   int count = 1;
   std::optional<double> max_each;
   bool json = false;
+  std::int64_t max_values = 10'000'000;  // n * count without --max-values
 };
 
 void run_uunifast(const UUniFastArgs& a) {
@@ -26,22 +28,31 @@ void run_uunifast(const UUniFastArgs& a) {
     throw InputError("--total", "", fmt::format("{}", a.total),
                      fmt::format("exceeds n * max-each = {}", a.n * *a.max_each));
   }
+  const std::int64_t values = std::int64_t{a.n} * a.count;
+  if (values > a.max_values) {
+    throw InputError("command line", "--n * --count", std::to_string(values),
+                     fmt::format("is more than --max-values {} values; raise --max-values", a.max_values));
+  }
   Rng rng(a.seed);
-  std::vector<std::vector<double>> sets;
+  const auto draw = [&] {
+    if (!a.max_each) return uunifast(rng, a.n, a.total);
+    auto u = uunifast_discard(rng, a.n, a.total, {*a.max_each, 1'000'000});
+    if (!u) throw Error("UUniFast-Discard accepted no draw in 1,000,000 attempts; lower --total");
+    return std::move(*u);
+  };
+  // Drawn, checked and buffered first (a failed draw prints nothing), then printed; the buffer
+  // holds at most --max-values values.
+  std::string out = a.json ? "[" : "";
   for (int i = 0; i < a.count; ++i) {
-    if (a.max_each) {
-      auto u = uunifast_discard(rng, a.n, a.total, {*a.max_each, 1'000'000});
-      if (!u) throw Error("UUniFast-Discard accepted no draw in 1,000,000 attempts; lower --total");
-      sets.push_back(std::move(*u));
+    const std::vector<double> u = draw();
+    if (a.json) {
+      out += (i > 0 ? "," : "") + Json(u).dump();
     } else {
-      sets.push_back(uunifast(rng, a.n, a.total));
+      out += fmt::format("{}\n", fmt::join(u, ","));
     }
   }
-  if (a.json) {
-    fmt::print("{}\n", Json(sets).dump());
-    return;
-  }
-  for (const auto& u : sets) fmt::print("{}\n", fmt::join(u, ","));
+  if (a.json) out += "]\n";
+  fmt::print("{}", out);
 }
 }  // namespace
 
@@ -53,10 +64,14 @@ void add_generate(CLI::App& app) {
   uu->footer("Example:\n  gpurt generate uunifast --n 8 --total 3.5 --max-each 1 --seed 7 --count 3");
   auto args = std::make_shared<UUniFastArgs>();
   uu->add_option("--n", args->n, "Values per set")->required()->check(CLI::Range(1, 1'000'000));
-  uu->add_option("--total", args->total, "Their sum")->required()->check(CLI::NonNegativeNumber);
+  uu->add_option("--total", args->total, "Their sum")->required()->check(finite_non_negative());
   uu->add_option("--seed", args->seed, "RNG seed (same seed, same output on any machine)");
   uu->add_option("--count", args->count, "Number of sets")->check(CLI::Range(1, 10'000'000));
-  uu->add_option("--max-each", args->max_each, "Discard sets with a value above this (UUniFast-Discard)");
+  uu->add_option("--max-each", args->max_each, "Discard sets with a value above this (UUniFast-Discard)")
+      ->check(finite_positive());
+  uu->add_option("--max-values", args->max_values,
+                 "Refuse more than this many values in all (--n times --count; default 10000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   uu->add_flag("--json", args->json, "Print a JSON array of arrays instead of CSV lines");
   uu->callback([args] { run_uunifast(*args); });
   add_generate_rtgpu(*generate);

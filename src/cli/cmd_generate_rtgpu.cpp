@@ -1,6 +1,7 @@
 // gpurt generate rtgpu: one RTGPU Table 1 task set (RTGPU seed §6.1) as a gpurt/rtgpu@1 file.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/gen/rtgpu_table1.hpp"
 
@@ -22,9 +23,9 @@ void add_generate_rtgpu(CLI::App& generate) {
       "  gpurt analyze rtgpu set.json");
   auto a = std::make_shared<Table1Args>();
   RtgpuTable1Options& o = a->options;
-  cmd->add_option("--utilization", o.utilization, "Total utilisation U (split by UUniFast)")
+  cmd->add_option("--utilization", o.utilization, "Total utilisation U (split by UUniFast; at most 10000)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive(10000));
   cmd->add_option("--seed", a->seed, "RNG seed (same seed, same file on any machine)");
   cmd->add_option("--tasks", o.tasks, "Tasks N (Table 1: 5)")->check(CLI::Range(1, 1000));
   cmd->add_option("--subtasks", o.subtasks, "CPU segments M per task (Table 1: 5)")
@@ -32,10 +33,10 @@ void add_generate_rtgpu(CLI::App& generate) {
   cmd->add_option("--sms", o.physical_sms, "Physical SMs GN (Table 1: 10)")->check(CLI::Range(1, 65536));
   cmd->add_option("--suspension-scale", o.suspension_scale,
                   "Scale the copy and GPU ranges (Fig. 8: 0.5, 2, 8 for 2:1, 1:2, 1:8)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive(1e6));
   cmd->add_option("--lower-fraction", o.lower_fraction,
                   "Lower bounds as a fraction of the drawn lengths (default 1)")
-      ->check(CLI::Range(1e-9, 1.0));
+      ->check(finite_in(1e-9, 1.0));
   cmd->add_flag("--one-copy", a->one_copy, "One combined copy per GPU segment (§6.1's one-copy model)");
   cmd->callback([a] {
     RtgpuTable1Options options = a->options;

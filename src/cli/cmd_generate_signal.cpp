@@ -2,7 +2,9 @@
 // as little-endian complex float32 ("cf32"), optionally with a JSON description of what was drawn.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
+#include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 #include "gpurt/gen/signal.hpp"
@@ -15,6 +17,7 @@ struct SignalArgs {
   int signals = 0;     // 0: drawn
   double snr = -1000;  // below the range: drawn
   std::string out, meta;
+  std::int64_t max_samples = std::int64_t{1} << 24;  // 128 MiB of cf32 unless raised
 };
 
 Json describe(const GeneratedSignal& g, const SignalOptions& o) {
@@ -31,15 +34,22 @@ Json describe(const GeneratedSignal& g, const SignalOptions& o) {
 }
 
 void run_signal(const SignalArgs& a) {
+  if (a.options.samples > a.max_samples) {
+    throw InputError("command line", "--samples", std::to_string(a.options.samples),
+                     fmt::format("is more than --max-samples {} (each sample takes about 24 bytes of memory "
+                                 "while the file is made); raise --max-samples",
+                                 a.max_samples));
+  }
+  check_output_file(a.out, "--out");
+  if (!a.meta.empty()) check_output_file(a.meta, "--meta");
   SignalOptions o = a.options;
   if (a.signals != 0) o.signals = a.signals;
   if (a.snr > -1000) o.snr_db = a.snr;
   const GeneratedSignal g = generate_signal(o);
-  // Both files are built in memory first and each is renamed into place, so a failure (e.g. a
-  // bad --meta folder) leaves no half-written file.
-  const std::string meta = a.meta.empty() ? std::string() : describe(g, o).dump(2) + "\n";
-  write_file_atomically(a.out, to_cf32_bytes(g.samples));
-  if (!a.meta.empty()) write_file_atomically(a.meta, meta);
+  // Both files are built in memory first and written all or none.
+  std::vector<OutputFile> outputs{{a.out, to_cf32_bytes(g.samples)}};
+  if (!a.meta.empty()) outputs.emplace_back(a.meta, describe(g, o).dump(2) + "\n");
+  write_files_atomically(outputs);
   fmt::print("{}: {} samples, {} signals, SNR {:.2f} dB, seed {}\n", a.out, o.samples, g.components.size(),
              g.snr_db, o.seed);
 }
@@ -58,7 +68,10 @@ void add_generate_signal(CLI::App& generate) {
   cmd->add_option("--signals", a->signals, "Number of signals k (default: uniform in [5, 50])")
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--snr", a->snr, "SNR in dB (default: uniform in [10, 30])")
-      ->check(CLI::Range(-50.0, 100.0));
+      ->check(finite_in(-50.0, 100.0));
+  cmd->add_option("--max-samples", a->max_samples,
+                  "Refuse more samples than this (default 16777216; up to 268435456)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 28));
   cmd->add_option("--seed", a->options.seed, "RNG seed (same seed, same bytes on any machine)");
   cmd->add_option("--out", a->out, "Sample file (cf32)")->required();
   cmd->add_option("--meta", a->meta, "Also write a JSON description (modulations, carriers, SNR)");

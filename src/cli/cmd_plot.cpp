@@ -21,7 +21,7 @@ struct PlotArgs {
 
 void apply_platform(Trace& trace, const std::string& arg) {
   if (arg.empty()) return;
-  const Platform p = load_platform_arg(arg);
+  const Platform p = platform_arg(arg);
   trace.sms = std::max(trace.sms, p.sms);
   trace.max_threads_per_sm = p.max_threads;
   if (trace.platform.empty()) trace.platform = p.id;
@@ -30,7 +30,10 @@ void apply_platform(Trace& trace, const std::string& arg) {
 void run_plot(const PlotArgs& a) {
   // Every input is read and every picture drawn before the first file is written: a bad
   // input leaves no output at all.
-  std::vector<std::pair<std::string, std::string>> outputs;
+  if (!a.svg.empty()) check_output_file(a.svg, "--svg");
+  if (!a.perfetto.empty()) check_output_file(a.perfetto, "--perfetto");
+  if (!a.cdf.empty()) check_output_file(a.cdf, "--cdf");
+  std::vector<OutputFile> outputs;
   if (!a.compare.empty()) {
     if (a.compare.size() != 2) throw InputError("--compare", "", "", "needs PREDICTED_DIR MEASURED_DIR");
     if (!a.results.empty()) throw InputError("gpurt plot", "give either RESULTS or --compare, not both");
@@ -62,7 +65,7 @@ void run_plot(const PlotArgs& a) {
     if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace(trace).dump() + "\n");
     if (!a.cdf.empty()) outputs.emplace_back(a.cdf, chart_svg(response_time_cdf(trace)));
   }
-  for (const auto& [path, text] : outputs) write_file_atomically(path, text);
+  write_files_atomically(outputs);  // all or none
 }
 
 }  // namespace

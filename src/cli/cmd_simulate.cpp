@@ -27,6 +27,23 @@ Platform load_platform_arg(const std::string& arg) {
   throw InputError("--platform", "", arg, "neither a preset nor a platform file (presets:" + ids + ")");
 }
 
+Platform platform_arg(const std::string& arg, const std::string& option) {
+  if (!find_platform_preset(arg)) {
+    std::error_code ec;
+    std::string ids;
+    for (const Platform& p : platform_presets()) ids += " " + p.id;
+    if (arg.empty()) throw InputError("command line", option, "\"\"", "give a preset id or a platform file");
+    if (!fs::exists(arg, ec)) {
+      throw InputError("command line", option, arg,
+                       "no such platform file, and not a preset (presets:" + ids + ")");
+    }
+    if (fs::is_directory(arg, ec))
+      throw InputError("command line", option, arg, "is a folder, not a platform file");
+    if (!fs::is_regular_file(arg, ec)) throw InputError("command line", option, arg, "is not a regular file");
+  }
+  return load_platform_arg(arg);
+}
+
 void add_model_option(CLI::App* cmd, std::string& model) {
   cmd->add_option("--model", model,
                   "Performance model: calibrated (default: the platform's fitted \"model\" section) or "
@@ -49,14 +66,20 @@ struct SimulateArgs {
 };
 
 void run_simulate(const SimulateArgs& a) {
-  Platform platform = load_platform_arg(a.platform);
+  // Every output path is checked before anything runs; the outputs are written all or none.
+  check_output_dir(a.out, "--out");
+  if (!a.svg.empty()) check_output_file(a.svg, "--svg");
+  if (!a.perfetto.empty()) check_output_file(a.perfetto, "--perfetto");
+  Platform platform = platform_arg(a.platform);
   apply_model_option(platform, a.model);
   const Scenario scenario = load_scenario(a.config, platform);
   const SimResult result = simulate(scenario, platform);
   // Only now, with every input checked and the run complete, is anything written.
-  write_results(result.trace, a.out);
-  if (!a.svg.empty()) write_file_atomically(a.svg, render_svg_timeline(result.trace));
-  if (!a.perfetto.empty()) write_file_atomically(a.perfetto, perfetto_trace(result.trace).dump() + "\n");
+  std::vector<OutputFile> outputs = result_files(result.trace, a.out);
+  if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(result.trace));
+  if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace(result.trace).dump() + "\n");
+  create_result_folders(outputs, a.out);
+  write_files_atomically(outputs);
 
   const std::vector<InstanceSummary> rows = summarize(result.trace, a.out);
   if (a.json) {

@@ -2,6 +2,7 @@
 // the analysis's federated allocation; observed response times next to the Theorem 5.6 bound.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/analysis/rtgpu.hpp"
 #include "gpurt/core/error.hpp"
@@ -17,6 +18,8 @@ namespace {
 struct SimRtgpuArgs {
   std::string file, search = "exact", execution = "worst", offsets = "sync", csv;
   std::int64_t jobs = 50;
+  std::int64_t max_jobs = 100'000;  // --jobs without --max-jobs
+  int max_generated = 10'000;       // --generated without --max-generated
   int generated = 0, threads = 0;
   double jitter = 0;
   std::uint64_t seed = 1;
@@ -111,6 +114,7 @@ void run_file(const SimRtgpuArgs& a) {
 }
 
 void run_generated(const SimRtgpuArgs& a) {
+  if (!a.csv.empty()) check_output_file(a.csv, "--csv");
   RtgpuSimCheckOptions o;
   o.sets = a.generated;
   o.seed = a.seed;
@@ -190,7 +194,7 @@ void add_simulate_rtgpu(CLI::App& app) {
       ->check(CLI::IsMember({"sync", "random"}))
       ->excludes(generated);
   cmd->add_option("--jitter", args->jitter, "Sporadic releases: gaps T(1 + U(0, X)) (default 0: periodic)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_in(0.0, 100.0))
       ->excludes(generated);
   cmd->add_option("--seed", args->seed, "Seed for offsets, jitter, random lengths and generated systems");
   cmd->add_option("--threads", args->threads, "--generated: worker threads (0: all)")
@@ -198,7 +202,20 @@ void add_simulate_rtgpu(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "--generated: write one row per task to this CSV")->needs(generated);
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   auto* jobs = cmd->get_option("--jobs");
+  cmd->add_option("--max-jobs", args->max_jobs, "Refuse --jobs above this (default 100000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+  cmd->add_option("--max-generated", args->max_generated, "Refuse --generated above this (default 10000)")
+      ->check(CLI::Range(1, 1'000'000));
   cmd->callback([args, file, generated, jobs] {
+    if (args->jobs > args->max_jobs) {
+      throw InputError("command line", "--jobs", std::to_string(args->jobs),
+                       fmt::format("is more than --max-jobs {}; raise --max-jobs", args->max_jobs));
+    }
+    if (args->generated > args->max_generated) {
+      throw InputError(
+          "command line", "--generated", std::to_string(args->generated),
+          fmt::format("is more than --max-generated {}; raise --max-generated", args->max_generated));
+    }
     if (generated->count() > 0) {
       if (jobs->count() == 0) args->jobs = 20;
       run_generated(*args);

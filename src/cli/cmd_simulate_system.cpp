@@ -1,6 +1,9 @@
 // gpurt simulate-system FILE --policy be|smlp|smlp-prio|kx|federated --horizon T [--json]
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/sim/system.hpp"
@@ -16,6 +19,7 @@ struct SystemArgs {
   int k = 2;
   bool kx_shared = false, job_lock = false, offsets = false, json = false;
   std::uint64_t seed = 1;
+  double max_jobs = 10'000'000;  // jobs released in all, without --max-jobs
 };
 
 void run_simulate_system(const SystemArgs& a) {
@@ -30,6 +34,23 @@ void run_simulate_system(const SystemArgs& a) {
   const auto horizon = to_nanos(a.horizon, system.time_unit, Rounding::up);
   if (!horizon) throw InputError("--horizon", "", fmt::format("{}", a.horizon), "is out of range");
   o.horizon = *horizon;
+  // Jobs released in all, at most (periodic releases; jitter only lengthens the gaps).
+  double releases = 0;
+  for (std::size_t i = 0; i < system.tasks.size(); ++i) {
+    const std::optional<Nanos> period = i < system.timing.size() && system.timing[i].period
+                                            ? system.timing[i].period
+                                            : system.tasks[i].deadline;
+    if (period && period->count() > 0) {
+      releases += std::ceil(static_cast<double>(o.horizon.count()) / static_cast<double>(period->count()));
+    }
+  }
+  if (releases > a.max_jobs) {
+    throw InputError(
+        "command line", "--horizon", fmt::format("{}", a.horizon),
+        fmt::format("releases about {:.0f} jobs, more than --max-jobs {:.0f}; raise --max-jobs or "
+                    "shorten --horizon",
+                    releases, a.max_jobs));
+  }
   if (!(a.jitter >= 0)) throw InputError("--jitter", "", fmt::format("{}", a.jitter), "must be >= 0");
   if (a.k < 1 || a.k > system.platform.units())
     throw InputError("--k", "", std::to_string(a.k), fmt::format("must be 1..{}", system.platform.units()));
@@ -94,13 +115,20 @@ void add_simulate_system(CLI::App& app) {
   auto args = std::make_shared<SystemArgs>();
   cmd->add_option("FILE", args->file, "gpurt/smlp@1 task file")->required();
   cmd->add_option("--policy", args->policy, "be, smlp, smlp-prio, kx or federated (default smlp)");
-  cmd->add_option("--horizon", args->horizon, "Release jobs until this time (file's time unit)")->required();
+  cmd->add_option("--horizon", args->horizon, "Release jobs until this time (file's time unit)")
+      ->required()
+      ->check(finite_positive());
   cmd->add_option("--k", args->k, "k-exclusion slots (default 2)");
   cmd->add_flag("--kx-shared", args->kx_shared, "k-exclusion without partitions (holders share the GPU)");
   cmd->add_flag("--job-lock", args->job_lock, "Hold the lock for whole jobs, CPU segments included");
-  cmd->add_option("--jitter", args->jitter, "Sporadic: release gaps T*(1+U(0,J)) (default 0: periodic)");
+  cmd->add_option("--jitter", args->jitter,
+                  "Sporadic: release gaps T*(1+U(0,J)), J in [0, 100] (default 0: periodic)")
+      ->check(finite_in(0.0, 100.0));
   cmd->add_flag("--random-offsets", args->offsets, "First release of each task U(0,T)");
   cmd->add_option("--seed", args->seed, "Seed for jitter and offsets (default 1)");
+  cmd->add_option("--max-jobs", args->max_jobs,
+                  "Refuse a run releasing more jobs than this (default 10000000)")
+      ->check(finite_positive());
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->callback([args] { run_simulate_system(*args); });
 }

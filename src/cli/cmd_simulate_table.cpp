@@ -2,6 +2,7 @@
 // GPU simulator with one of the PBS seed's §4.1 dispatcher strategies.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/sim/pbs_play.hpp"
@@ -18,6 +19,7 @@ struct PlayArgs {
   double fraction = 1.0;
   bool json = false;
   bool check = false;
+  std::uint64_t max_vertices = 1'000'000;  // as `analyze pbs`
 };
 
 void run_play(const PlayArgs& a) {
@@ -30,7 +32,13 @@ void run_play(const PlayArgs& a) {
     throw InputError("--fraction", "", fmt::format("{}", a.fraction), "must be in (0, 1]");
   }
   const PbsSystem system = load_pbs_system(a.file);
-  const PbsResult analysis = analyse_pbs(system, {.policy = *policy});
+  const PbsResult analysis = analyse_pbs(system, {.policy = *policy, .max_vertices = a.max_vertices});
+  if (!analysis.complete) {
+    throw Error(
+        fmt::format("{}: GPUSched stopped at --max-vertices {} without a table; raise --max-vertices "
+                    "for a longer search",
+                    a.file, a.max_vertices));
+  }
   const PbsPlayResult play = play_pbs_table(
       system, analysis.table,
       {.strategy = a.strategy == "when-done" ? PbsPlayStrategy::when_done : PbsPlayStrategy::time_triggered,
@@ -79,8 +87,11 @@ void add_simulate_table(CLI::App& app) {
   cmd->add_option("FILE", args->file, "gpurt/pbs@1 task file")->required();
   cmd->add_option("--policy", args->policy, "Whose table: gpusched (default), edf-serial, edf-parallel");
   cmd->add_option("--strategy", args->strategy, "time-triggered (default) or when-done");
-  cmd->add_option("--fraction", args->fraction,
-                  "Blocks run this fraction of their modelled time (default 1)");
+  cmd->add_option("--fraction", args->fraction, "Blocks run this fraction of their modelled time (default 1)")
+      ->check(finite_positive(1.0));
+  cmd->add_option("--max-vertices", args->max_vertices,
+                  "GPUSched: stop after creating this many vertices, with exit 1 (default 1000000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   cmd->add_flag("--check", args->check,
                 "Exit 1 unless schedulable, no deadline missed and the model matched");

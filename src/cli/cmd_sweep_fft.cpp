@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "fft_common.hpp"
 #include "gpurt/core/error.hpp"
@@ -131,7 +132,8 @@ void add_sweep_fft(CLI::App& app) {
   cmd->add_option("--trials", o.trials, "Trials per point (default 10; the seed ran 1,000)");
   cmd->add_option("--jobs", o.jobs, "Consecutive jobs per task and trial (default 50; the seed: 100)");
   cmd->add_option("--runs", o.profile.runs, "Profiling runs per unit count (default 10)");
-  cmd->add_option("--rho", o.profile.rho, "rho of eq. (4) (default 1.1, as the seed)");
+  cmd->add_option("--rho", o.profile.rho, "rho of eq. (4) (default 1.1, as the seed)")
+      ->check(finite_in(1.0, 1e6));
   cmd->add_option("--batch", o.profile.batch, "Transforms per execution (default 1)");
   cmd->add_option("--max-gap-us", a->max_gap_us,
                   "Host time between a task's jobs, uniform in [0, this] (default 5)");

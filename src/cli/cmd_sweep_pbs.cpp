@@ -2,6 +2,7 @@
 // runner (parallel, resumable, sharded) as CSV, optionally drawn as SVG.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/pbs_sweep.hpp"
@@ -110,9 +111,12 @@ void add_sweep_pbs(CLI::App& app) {
   cmd->add_option("--sets", o.sets, "Task sets per point (default 50); Figure 5c: number of sets")
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o.seed, "RNG seed (default 1)");
-  cmd->add_option("--u-min", a->u_min, "Figures 4, 5a: first utilisation (default 0.2)");
-  cmd->add_option("--u-max", a->u_max, "Figures 4, 5a: last utilisation (default 2.0)");
-  cmd->add_option("--u-step", a->u_step, "Figures 4, 5a: step (default 0.2)");
+  cmd->add_option("--u-min", a->u_min, "Figures 4, 5a: first utilisation (default 0.2)")
+      ->check(finite_positive(10000));
+  cmd->add_option("--u-max", a->u_max, "Figures 4, 5a: last utilisation (default 2.0)")
+      ->check(finite_positive(10000));
+  cmd->add_option("--u-step", a->u_step, "Figures 4, 5a: step (default 0.2; at most 10000 points)")
+      ->check(finite_positive());
   cmd->add_option("--tasks", o.tasks, "Tasks per set, Figures 4, 5a, 5c (default 5)")
       ->check(CLI::Range(1, 32));
   cmd->add_option("--tasks-min", a->tasks_min, "Figure 5b: fewest tasks (default 2)");

@@ -2,6 +2,7 @@
 // the general sweep runner (parallel, resumable, sharded), optionally drawn as SVG.
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/exp/rtgpu_sweep.hpp"
 #include "sweep_common.hpp"
@@ -46,9 +47,10 @@ void add_sweep_rtgpu(CLI::App& app) {
   cmd->add_option("--sets", o.sets_per_point, "Task sets per point (default 100)")
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o.seed, "RNG seed");
-  cmd->add_option("--u-min", a->u_min, "First utilisation (default 0.2)");
-  cmd->add_option("--u-max", a->u_max, "Last utilisation (default 4.0)");
-  cmd->add_option("--u-step", a->u_step, "Step (default 0.2)");
+  cmd->add_option("--u-min", a->u_min, "First utilisation (default 0.2)")->check(finite_positive(10000));
+  cmd->add_option("--u-max", a->u_max, "Last utilisation (default 4.0)")->check(finite_positive(10000));
+  cmd->add_option("--u-step", a->u_step, "Step (default 0.2; at most 10000 points)")
+      ->check(finite_positive());
   cmd->add_option("--tasks", o.generator.tasks, "Tasks N (Table 1: 5)")->check(CLI::Range(1, 1000));
   cmd->add_option("--subtasks", o.generator.subtasks, "CPU segments M (Table 1: 5)")
       ->check(CLI::Range(1, 1000));
@@ -56,7 +58,7 @@ void add_sweep_rtgpu(CLI::App& app) {
       ->check(CLI::Range(1, 65536));
   cmd->add_option("--suspension-scale", o.generator.suspension_scale,
                   "Copy and GPU range scale (Fig. 8: 0.5, 2, 8)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive(1e6));
   cmd->add_flag("--one-copy", a->one_copy, "One combined copy per GPU segment");
   cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);

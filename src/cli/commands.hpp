@@ -24,10 +24,14 @@ void add_analyze_pbs(CLI::App& analyze);  // cmd_analyze_pbs.cpp
 void add_device(CLI::App& app);
 void add_generate(CLI::App& app);
 void add_simulate(CLI::App& app);
-void add_plot(CLI::App& app);   // cmd_plot.cpp
-void add_bench(CLI::App& app);  // cmd_bench.cpp
+void add_calibrate(CLI::App& app);  // cmd_calibrate.cpp
+void add_plot(CLI::App& app);       // cmd_plot.cpp
+void add_bench(CLI::App& app);      // cmd_bench.cpp
 /// A preset id or a platform file (cmd_simulate.cpp). Throws InputError.
 Platform load_platform_arg(const std::string& arg);
+/// load_platform_arg with a message naming `option` and the value when `arg` is neither a preset
+/// nor a readable platform file (missing, a folder). Throws InputError.
+Platform platform_arg(const std::string& arg, const std::string& option = "--platform");
 /// `--model ideal|calibrated` (cmd_simulate.cpp): which performance model the simulator uses.
 void add_model_option(CLI::App* cmd, std::string& model);
 /// Applies a --model value: "ideal" clears the platform's model; "calibrated" keeps it.

@@ -48,7 +48,7 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
   return out;
 }
 
-Platform fft_platform(const std::string& id) { return load_platform_arg(id); }
+Platform fft_platform(const std::string& id) { return platform_arg(id); }
 
 bool fft_backend_is_gpu(const std::string& backend) {
   if (backend == "sim") return false;

@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
   CLI::App app{"gpurt: bound, predict and measure real-time work on a shared GPU", "gpurt"};
   app.set_version_flag("--version", "gpurt 0.1.0");
   app.require_subcommand(1);
+  // Command-line errors read like every other error: "gpurt: error: ...", then the help hint.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return "gpurt: error: " + CLI::FailureMessage::simple(a, e);
+  });
   app.footer(
       "Exit status: 0 ok, 1 not schedulable (with --check) or failure, 2 bad input.\n"
       "Run `gpurt COMMAND --help` for a command's options and an example.");
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_simulate_rtgpu(app);
   gpurt::cli::add_fft(app);
   gpurt::cli::add_sweep_fft(app);
+  gpurt::cli::add_calibrate(app);
   if (const int code = check_command(app, "gpurt", 1, argc, argv); code != 0) return code;
   try {
     app.parse(argc, argv);

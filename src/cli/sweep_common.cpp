@@ -94,12 +94,21 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
 }
 
 std::vector<double> sweep_range(double lo, double hi, double step, const std::string& names) {
+  const std::string value = fmt::format("{}/{}/{}", lo, hi, step);
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(step)) {
+    throw InputError("command line", names, value, "must be finite numbers");
+  }
   if (!(step > 0) || !(lo > 0) || hi < lo) {
-    throw InputError("command line", names, fmt::format("{}/{}/{}", lo, hi, step),
-                     "need 0 < min <= max and step > 0");
+    throw InputError("command line", names, value, "need 0 < min <= max and step > 0");
+  }
+  const double count = std::floor((hi - lo) / step + 1e-9) + 1;
+  if (!(count <= kMaxSweepPoints)) {
+    throw InputError(
+        "command line", names, value,
+        fmt::format("gives {:.0f} points, more than {} (raise the step)", count, kMaxSweepPoints));
   }
   std::vector<double> out;
-  const auto steps = static_cast<int>(std::floor((hi - lo) / step + 1e-9));
+  const auto steps = static_cast<int>(count) - 1;
   for (int i = 0; i <= steps; ++i) out.push_back(std::round((lo + i * step) * 1e9) / 1e9);
   return out;
 }

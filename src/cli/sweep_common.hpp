@@ -38,7 +38,11 @@ struct SweepPlot {
 std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& args,
                               const SweepPlot& plot);
 
-/// x values lo, lo + step, ..., hi (rounded to 1e-9); InputError naming the options when empty.
+/// The most points sweep_range gives.
+inline constexpr int kMaxSweepPoints = 10'000;
+
+/// x values lo, lo + step, ..., hi (rounded to 1e-9); InputError naming the options when a value
+/// is not finite, the range is empty or it has more than kMaxSweepPoints points.
 std::vector<double> sweep_range(double lo, double hi, double step, const std::string& names);
 
 }  // namespace gpurt::cli

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 
@@ -290,4 +293,176 @@ TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("row 1.r = fast: not a number"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(bad));
+}
+
+// ---- Issue 16: outputs are checked before anything runs and written all or none ----
+
+namespace {
+const std::string kCut = GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json";
+}  // namespace
+
+TEST_F(Cli, SimulateWithAnUnwritableSvgLeavesNoResults) {
+  const Outcome r =
+      cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R") + " --svg /nonexistent/dir/x.svg");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--svg = /nonexistent/dir/x.svg: folder /nonexistent/dir does not exist"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("R")));
+}
+
+TEST_F(Cli, SimulateWithAPerfettoFolderLeavesNoResults) {
+  fs::create_directories(path("adir"));
+  const Outcome r =
+      cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R") + " --perfetto " + path("adir"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--perfetto = " + path("adir") + ": is a folder"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("R")));
+}
+
+TEST_F(Cli, SimulateOutNamingAFileIsBadInput) {
+  write("afile", "x");
+  const Outcome r = cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("afile"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "gpurt: error: command line: --out = " + path("afile") + ": exists and is not a folder\n");
+  EXPECT_EQ(read("afile"), "x");
+}
+
+TEST_F(Cli, BenchWithAnUnwritableSvgLeavesNoResults) {
+  const Outcome r = cli("bench " + kCut + " --backend sim --platform jetson-tx2 --out " + path("R") +
+                        " --svg /nonexistent/x.svg");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(path("R")));
+}
+
+TEST_F(Cli, PlotWithAnUnwritableCdfLeavesNoSvg) {
+  ASSERT_EQ(cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R")).code, 0);
+  std::string files;
+  for (const auto& e : fs::directory_iterator(path("R"))) files += " " + e.path().string();
+  const Outcome r = cli("plot" + files + " --svg " + path("ok.svg") + " --cdf /nonexistent/c.svg");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--cdf"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("ok.svg")));
+  ASSERT_EQ(cli("plot" + files + " --svg " + path("ok.svg") + " --cdf " + path("c.svg")).code, 0);
+  EXPECT_TRUE(fs::exists(path("ok.svg")));
+}
+
+TEST_F(Cli, GenerateSignalWithAnUnwritableMetaLeavesNoSamples) {
+  const Outcome r =
+      cli("generate signal --samples 64 --out " + path("x.cf32") + " --meta /nonexistent/x.json");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--meta"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("x.cf32")));
+}
+
+TEST_F(Cli, WriteFilesAtomicallyWritesAllOrNone) {
+  const std::string ok = path("a.txt"), bad = path("missing/b.txt");
+  EXPECT_THROW(gpurt::write_files_atomically({{ok, "a"}, {bad, "b"}}), gpurt::Error);
+  EXPECT_FALSE(fs::exists(ok));
+  for (const auto& e : fs::directory_iterator(_dir)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  gpurt::write_files_atomically({{ok, "a"}, {path("c.txt"), "c"}});
+  EXPECT_EQ(read("a.txt"), "a");
+  EXPECT_EQ(read("c.txt"), "c");
+  EXPECT_THROW(gpurt::check_output_file(path("missing/x"), "--x"), gpurt::InputError);
+  EXPECT_THROW(gpurt::check_output_file(path(""), "--x"), gpurt::InputError);  // the folder itself
+  EXPECT_NO_THROW(gpurt::check_output_file(path("new.txt"), "--x"));
+  EXPECT_THROW(gpurt::check_output_dir(ok, "--out"), gpurt::InputError);
+  EXPECT_NO_THROW(gpurt::check_output_dir(path("new/deeper"), "--out"));
+}
+
+TEST_F(Cli, PlatformThatIsMissingOrAFolderIsNamed) {
+  fs::create_directories(path("pdir"));
+  for (const std::string& p : {path("pdir"), path("nope.json")}) {
+    const Outcome r = cli("simulate " + kCut + " --platform " + p + " --out " + path("R"));
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--platform = " + p + ": "), std::string::npos) << r.err;
+  }
+}
+
+// ---- Issue 16: numbers that are not finite or out of range are bad input (exit 2) ----
+
+TEST_F(Cli, NonFiniteOptionsAreBadInputWithAShortMessage) {
+  const std::string sys = GPURT_SOURCE_DIR "/examples/system/four-identical.json";
+  const std::string rt = GPURT_SOURCE_DIR "/examples/rtgpu/sim-two-tasks.json";
+  for (const std::string& args :
+       {std::string("generate uunifast --n 3 --total nan"),
+        std::string("generate uunifast --n 3 --total inf"),
+        std::string("generate uunifast --n 3 --total 1 --max-each nan"),
+        std::string("generate rtgpu --utilization nan"), std::string("generate rtgpu --utilization 1e308"),
+        std::string("generate signal --samples 16 --snr nan --out ") + path("s.cf32"),
+        "simulate-rtgpu " + rt + " --jobs 2 --jitter nan",
+        "simulate-rtgpu " + rt + " --jobs 2 --jitter 1e308",
+        "simulate-system " + sys + " --horizon 100 --jitter nan",
+        "simulate-system " + sys + " --horizon 100 --jitter 1e308",
+        "simulate-system " + sys + " --horizon inf", "analyze smlp " + kExample + " --rho inf"}) {
+    const Outcome r = cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("gpurt: error: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_LT(r.err.size(), 300u) << args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  EXPECT_FALSE(fs::exists(path("s.cf32")));
+}
+
+TEST_F(Cli, FifoSimulationOfMoreThreadsThanAnIntIsBadInput) {
+  const std::string f = write("big.json", R"({"format": "gpurt/fifo@1", "gpu_threads": 2147483648,
+    "tasks": [{"name": "t", "wcet": 1, "period": 8, "grid": 1, "block": 1024}]})");
+  const Outcome r = cli("analyze fifo " + f + " --simulate 2");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("gpu_threads = 2147483648"), std::string::npos) << r.err;
+  EXPECT_EQ(cli("analyze fifo " + f).code, 0);  // the analysis alone is fine
+}
+
+// ---- Issue 16: default limits on memory and time, named in the error and raisable ----
+
+TEST_F(Cli, DefaultLimitsNameTheOptionThatRaisesThem) {
+  const std::string rt = GPURT_SOURCE_DIR "/examples/rtgpu/sim-two-tasks.json";
+  const struct {
+    std::string args, option;
+  } cases[] = {
+      {"simulate-rtgpu " + rt + " --jobs 10000000", "--max-jobs"},
+      {"simulate-rtgpu --generated 1000000", "--max-generated"},
+      {"generate uunifast --n 1000000 --total 1 --count 10000000", "--max-values"},
+      {"generate signal --samples 268435456 --out " + path("s.cf32"), "--max-samples"},
+  };
+  for (const auto& c : cases) {
+    const Outcome r = cli(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.option), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // simulate-system: 200 tasks of period 1 until 1e6 release 2e8 jobs.
+  std::string tasks;
+  for (int i = 0; i < 200; ++i) {
+    tasks +=
+        fmt::format("{}{{\"name\": \"t{}\", \"wcet_by_units\": [0.5], \"deadline\": 1}}", i ? "," : "", i);
+  }
+  const std::string sys = write("many.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
+    "platform": "radeon-vii", "tasks": [)" + tasks +
+                                                 "]}");
+  const Outcome r = cli("simulate-system " + sys + " --horizon 1e6");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--max-jobs"), std::string::npos) << r.err;
+  EXPECT_EQ(cli("simulate-system " + sys + " --horizon 2").code, 0);
+}
+
+TEST_F(Cli, PbsSearchStopsAtTheDefaultVertexCapWithExitOne) {
+  std::string tasks;
+  for (int i = 0; i < 32; ++i) {
+    tasks += fmt::format(
+        "{}{{\"name\": \"t{}\", \"period\": 100, \"wcet\": 10, \"blocks\": 132, \"threads\": 1024}}",
+        i ? "," : "", i);
+  }
+  const std::string f =
+      write("p32.json",
+            R"({"format": "gpurt/pbs@1", "time_unit": "ms", "platform": "h100", "tasks": [)" + tasks + "]}");
+  const Outcome a = cli("analyze pbs " + f + " --max-vertices 200");
+  EXPECT_EQ(a.code, 1) << a.err;
+  EXPECT_NE(a.err.find("--max-vertices 200"), std::string::npos) << a.err;
+  const Outcome t = cli("simulate-table " + f + " --max-vertices 200");
+  EXPECT_EQ(t.code, 1) << t.err;
+  EXPECT_NE(t.err.find("--max-vertices 200"), std::string::npos) << t.err;
+  EXPECT_NE(cli("analyze pbs --help").out.find("default 1000000"), std::string::npos);
 }

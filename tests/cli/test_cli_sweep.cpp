@@ -98,7 +98,7 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
         kPbs + " --scenario huge"}) {
     const Outcome r = cli(args + " --out " + path("o.csv"));
     EXPECT_EQ(r.code, 2) << args;
-    EXPECT_NE(r.err.find("command line: --"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(": --"), std::string::npos) << args << ": " << r.err;  // names the option
     EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
   }
   // Resuming into another sweep's file is refused, the file left as it was.
@@ -111,3 +111,36 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
 }
 
 }  // namespace
+
+// Issue 16: a resumed CSV is checked cell by cell; a malformed number is refused, not kept.
+TEST_F(SweepCli, ResumeRefusesAMalformedValueCell) {
+  ASSERT_EQ(cli(kRtgpu + " --out " + path("all.csv")).code, 0);
+  const std::string csv = read("all.csv");
+  // Keep the header and point 0 with its first value replaced by "nan0.5".
+  const std::size_t first = csv.find('\n');
+  const std::size_t second = csv.find('\n', first + 1);
+  std::string row = csv.substr(first + 1, second - first - 1);  // 0,3,0.4,6,a,b,c
+  std::size_t comma = 0;
+  for (int i = 0; i < 4; ++i) comma = row.find(',', comma) + 1;
+  row = row.substr(0, comma) + "nan0.5" + row.substr(row.find(',', comma));
+  write("bad.csv", csv.substr(0, first + 1) + row + "\n");
+  const Outcome r = cli(kRtgpu + " --out " + path("bad.csv"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("line 2.rtgpu = nan0.5"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// Issue 16: a range that is not finite or has too many points is refused before any file.
+TEST_F(SweepCli, RangeMustBeFiniteAndBounded) {
+  for (const std::string& args : {std::string("--u-max nan"), std::string("--u-min inf"),
+                                  std::string("--u-step 1e-12"), std::string("--u-step nan")}) {
+    const Outcome r = cli("sweep rtgpu --sets 1 " + args + " --out " + path("x.csv"));
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("gpurt: error: ", 0), 0u) << r.err;
+    EXPECT_LT(r.err.size(), 400u) << r.err;
+    EXPECT_FALSE(fs::exists(path("x.csv"))) << args;
+  }
+  const Outcome many = cli("sweep pbs --figure 4 --u-step 1e-6 --out " + path("p.csv"));
+  EXPECT_EQ(many.code, 2) << many.err;
+  EXPECT_NE(many.err.find("more than 10000"), std::string::npos) << many.err;
+}

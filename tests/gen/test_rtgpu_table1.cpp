@@ -1,6 +1,9 @@
 // RTGPU Table 1 generator (§6.1): ranges, the deadline formula, priorities, determinism.
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "gpurt/core/error.hpp"
 #include "gpurt/gen/rtgpu_table1.hpp"
 
 namespace gpurt {
@@ -77,6 +80,18 @@ TEST(RtgpuTable1, OneCopyModelAndScale) {
       }
     }
     for (const RtgpuGpuSegment& g : t.gpu) EXPECT_GE(g.work.hi, Nanos{8'000'000});
+  }
+}
+
+// Issue 16: a utilisation that is not finite, or so large that a period would round to 0 ns,
+// is refused instead of writing "period": 0.
+TEST(RtgpuTable1, RefusesUtilisationsThatGiveNoPeriod) {
+  for (const double u :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 1e308}) {
+    Rng rng(1);
+    RtgpuTable1Options o;
+    o.utilization = u;
+    EXPECT_THROW((void)generate_rtgpu_table1(rng, o), Error) << u;
   }
 }
 

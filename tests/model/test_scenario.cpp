@@ -58,9 +58,11 @@ TEST(Scenario, PluginsBecomeHostPrograms) {
   EXPECT_EQ(std::count(a.sm_mask.begin(), a.sm_mask.end(), true), 4);
   EXPECT_TRUE(a.sm_mask[3] && !a.sm_mask[4]);
   const auto& b = s.instances[1];
-  ASSERT_EQ(b.actions.size(), 2u);
-  EXPECT_EQ(b.actions[1].delay, Nanos{1'000'000});
-  EXPECT_EQ(b.actions[1].kernel.name, "K2");
+  // As the examiner's multikernel: a delay first synchronizes the stream, then sleeps.
+  ASSERT_EQ(b.actions.size(), 3u);
+  EXPECT_EQ(b.actions[1].kind, HostAction::Kind::sync_stream);
+  EXPECT_EQ(b.actions[2].delay, Nanos{1'000'000});
+  EXPECT_EQ(b.actions[2].kernel.name, "K2");
   const auto& c = s.instances[2];
   EXPECT_TRUE(c.null_stream);
   ASSERT_EQ(c.actions.size(), 3u);
@@ -74,10 +76,11 @@ TEST(Scenario, PluginsBecomeHostPrograms) {
 
 TEST(Scenario, BadConfigsNameFilePathAndValue) {
   EXPECT_EQ(
-      error_after([](Json& d) { d["benchmarks"][0]["filename"] = "./bin/mandelbrot.so"; }),
-      "c.json: benchmarks[0].filename = \"./bin/mandelbrot.so\": plugin \"mandelbrot\" cannot be simulated "
-      "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action, "
-      "matrix_multiply, random_walk, cufft)");
+      error_after([](Json& d) { d["benchmarks"][0]["filename"] = "./bin/raytracer.so"; }),
+      "c.json: benchmarks[0].filename = \"./bin/raytracer.so\": plugin \"raytracer\" cannot be simulated "
+      "(simulated plugins: timer_spin, timer_spin_default_stream, counter_spin, sharedmem_timer_spin, "
+      "multikernel, stream_action, matrix_multiply, random_walk, inorder_walk, mandelbrot, cpu_random_walk, "
+      "task_host, cufft)");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["block_count"] = 0; }),
             "c.json: benchmarks[0].block_count = 0: must be in 1..2147483647");
   EXPECT_EQ(
@@ -206,4 +209,85 @@ TEST(Scenario, RandomWalkWithoutAdditionalInfoWalksTheExaminersDefault) {
   EXPECT_EQ(parse_scenario(doc, "c.json", rtx()).instances[0].walk_reads, 250);
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0].erase("additional_info"); }),
             "c.json: benchmarks[0]: missing required key \"additional_info\"");
+}
+
+// The examiner's multikernel keys (issue 16): per-kernel sm_mask, shared_memory_size and copies.
+TEST(Scenario, MultikernelReadsEveryKeyOfTheExaminersPlugin) {
+  Json doc = valid();
+  doc["benchmarks"][1]["additional_info"][0].update(Json{
+      {"sm_mask", "~0x1"}, {"shared_memory_size", 8192}, {"copy_in_count", 100}, {"copy_out_count", 50}});
+  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  const auto& a = s.instances[1].actions;
+  ASSERT_EQ(a.size(), 5u);  // copy in, K1, copy out, sync (K2's delay), K2
+  EXPECT_EQ(a[0].kind, HostAction::Kind::copy);
+  EXPECT_EQ(a[0].bytes, 400);
+  EXPECT_EQ(a[0].direction, CopyDirection::host_to_device);
+  EXPECT_EQ(a[1].kernel.shape.shared_memory, 32768);
+  ASSERT_EQ(a[1].kernel.sm_mask.size(), 38u);
+  EXPECT_EQ(std::count(a[1].kernel.sm_mask.begin(), a[1].kernel.sm_mask.end(), true), 2);  // TPC 0
+  EXPECT_EQ(a[2].bytes, 200);
+  EXPECT_EQ(a[2].direction, CopyDirection::device_to_host);
+  EXPECT_TRUE(s.warnings.empty());
+  // Everything else stays strict.
+  EXPECT_EQ(
+      error_after([](Json& d) { d["benchmarks"][1]["additional_info"][0]["shared_memory_size"] = 100; }),
+      "c.json: benchmarks[1].additional_info[0].shared_memory_size = 100: must be 0, 4096, 8192 or 10240");
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1]["additional_info"][0]["copy_in_count"] = -1; }),
+            "c.json: benchmarks[1].additional_info[0].copy_in_count = -1: must be in 0..2147483647");
+  EXPECT_NE(error_after([](Json& d) {
+              d["benchmarks"][1]["additional_info"][0]["copy_count"] = 1;
+            }).find("copy_count: unknown key"),
+            std::string::npos);
+}
+
+// A mask naming TPCs the GPU lacks: a warning, as libsmctrl ignores those bits; no TPC left: an error.
+TEST(Scenario, MaskBitsBeyondTheGpuWarn) {
+  Json doc = valid();
+  doc["benchmarks"][0]["sm_mask"] = "0xfff00000";  // disables TPCs 20..31 of 19
+  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            "c.json: benchmarks[0].sm_mask = \"0xfff00000\": names unit 20 but rtx3060ti has 19 units of 2 "
+            "SM(s) (bits 0..18); the bits above are ignored, as libsmctrl ignores them");
+  EXPECT_EQ(std::count(s.instances[0].sm_mask.begin(), s.instances[0].sm_mask.end(), true), 38);
+}
+
+// task_host: strict about what the simulator cannot model.
+TEST(Scenario, TaskHostRefusesWhatItCannotModel) {
+  const auto host = [](Json nested_extra, Json top_extra) {
+    Json nested{
+        {"name", "n"},
+        {"max_iterations", 1},
+        {"max_time", 0},
+        {"benchmarks",
+         {{{"filename", "timer_spin"}, {"thread_count", 32}, {"block_count", 1}, {"additional_info", 10}}}}};
+    if (!nested_extra.is_null()) nested.update(nested_extra);
+    Json doc{{"name", "h"},
+             {"max_iterations", 1},
+             {"max_time", 0},
+             {"benchmarks",
+              {{{"filename", "task_host"},
+                {"thread_count", 0},
+                {"block_count", 0},
+                {"additional_info", nested}}}}};
+    if (!top_extra.is_null()) doc.update(top_extra);
+    try {
+      (void)parse_scenario(doc, "h.json", rtx());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  EXPECT_EQ(host({}, {}), "<no error>");
+  EXPECT_NE(host({}, {{"max_iterations", 2}}).find("models exactly one iteration"), std::string::npos);
+  EXPECT_NE(host({}, {{"do_warmup", true}}).find("do_warmup"), std::string::npos);
+  EXPECT_EQ(host({{"sync_every_iteration", true}}, {}),
+            "h.json: benchmarks[0].additional_info.sync_every_iteration = true: is not simulated inside a "
+            "task_host");
+  EXPECT_NE(host({{"gpurt_sim", Json::object()}}, {}).find("additional_info.gpurt_sim: unknown key"),
+            std::string::npos);
+  EXPECT_NE(
+      host({{"benchmarks", {{{"filename", "timer_spin"}, {"thread_count", 32}, {"block_count", 1}}}}}, {})
+          .find("additional_info.benchmarks[0]: missing required key \"additional_info\""),
+      std::string::npos);
 }

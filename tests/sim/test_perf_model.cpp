@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
@@ -84,15 +85,25 @@ TEST(PerfModel, JitterIsSeededBoundedAndMaximalInWorstCaseMode) {
   p.jitter = 0.1;
   PerfModel a(p, 1, 42, false), b(p, 1, 42, false), c(p, 1, 43, false), w(p, 1, 42, true);
   bool differs = false;
-  for (int i = 0; i < 200; ++i) {
-    const auto x = a.start(block(0, 0)).count();
-    EXPECT_EQ(x, b.start(block(0, 0)).count());  // same seed, same draws
-    differs |= x != c.start(block(0, 0)).count();
+  std::set<std::int64_t> seen;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    BlockStart k = block(0, 0);
+    k.key = i;
+    const auto x = a.start(k).count();
+    EXPECT_EQ(x, b.start(k).count());  // same seed, same draws
+    differs |= x != c.start(k).count();
+    seen.insert(x);
     EXPECT_GE(x, 1000);
     EXPECT_LE(x, 1100);
-    EXPECT_EQ(w.start(block(0, 0)).count(), 1100);
+    EXPECT_EQ(w.start(k).count(), 1100);
   }
   EXPECT_TRUE(differs);
+  EXPECT_GT(seen.size(), 50u);  // the draws spread over the interval
+  // A block's draw depends on its key, not on what was drawn before it.
+  PerfModel fresh(p, 1, 42, false);
+  BlockStart k = block(0, 0);
+  k.key = 199;
+  EXPECT_EQ(fresh.start(k).count(), PerfModel(p, 1, 42, false).start(k).count());
 }
 
 // Two instances on a one-SM GPU whose SM holds one block at a time: the second instance's block

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/trace/examiner_json.hpp"
 
@@ -16,15 +17,32 @@ std::string result_path(const std::string& out_dir, const std::string& log_name)
   return (fs::path(out_dir) / p).string();
 }
 
-std::vector<std::string> write_results(const Trace& trace, const std::string& out_dir) {
-  std::vector<std::string> paths;
-  fs::create_directories(out_dir);
+std::vector<OutputFile> result_files(const Trace& trace, const std::string& out_dir) {
+  std::vector<OutputFile> files;
   for (const InstanceTrace& inst : trace.instances) {
-    const std::string path = result_path(out_dir, inst.log_name);
-    fs::create_directories(fs::path(path).parent_path());
-    write_file_atomically(path, examiner_result(trace, inst).dump(2) + "\n");
-    paths.push_back(path);
+    files.emplace_back(result_path(out_dir, inst.log_name), examiner_result(trace, inst).dump(2) + "\n");
   }
+  return files;
+}
+
+void create_result_folders(const std::vector<OutputFile>& files, const std::string& out_dir) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw Error(out_dir + ": cannot create the result folder: " + ec.message());
+  for (const auto& file : files) {
+    const fs::path parent = fs::path(file.first).parent_path();
+    if (parent.empty()) continue;
+    fs::create_directories(parent, ec);
+    if (ec) throw Error(parent.string() + ": cannot create the folder: " + ec.message());
+  }
+}
+
+std::vector<std::string> write_results(const Trace& trace, const std::string& out_dir) {
+  const std::vector<OutputFile> files = result_files(trace, out_dir);
+  create_result_folders(files, out_dir);
+  write_files_atomically(files);
+  std::vector<std::string> paths;
+  for (const auto& file : files) paths.push_back(file.first);
   return paths;
 }
 

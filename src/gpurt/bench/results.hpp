@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 #include "gpurt/core/time.hpp"
 #include "gpurt/trace/trace.hpp"
@@ -15,8 +16,16 @@ namespace gpurt {
 /// Where instance `log_name` is written under `out_dir` (an absolute log_name is kept).
 std::string result_path(const std::string& out_dir, const std::string& log_name);
 
-/// Writes every instance's examiner result file under `out_dir` (created when missing), each
-/// atomically. Call only after the whole run succeeded, so a failed run leaves no files.
+/// Every instance's examiner result file under `out_dir` (path and content), in instance order,
+/// without writing anything: a command adds its other outputs and writes them all or none
+/// (write_files_atomically) after create_result_folders.
+std::vector<OutputFile> result_files(const Trace& trace, const std::string& out_dir);
+
+/// Creates `out_dir` and the folders the result files lie in (log names with folders).
+void create_result_folders(const std::vector<OutputFile>& files, const std::string& out_dir);
+
+/// Writes every instance's examiner result file under `out_dir` (created when missing), all or
+/// none. Call only after the whole run succeeded, so a failed run leaves no files.
 /// Returns the paths in instance order. Throws gpurt::Error when a file cannot be written.
 std::vector<std::string> write_results(const Trace& trace, const std::string& out_dir);
 

@@ -1,9 +1,15 @@
 // File input and output. Output files are written to a temporary name in the same folder and
 // renamed, so an interrupted run never leaves half a file (DESIGN.md "Bad input").
+//
+// Commands with several outputs (result folder, --svg, --perfetto, --meta, ...) check every
+// output path before they compute or write anything (check_output_file, check_output_dir), and
+// then write all their files or none (write_files_atomically).
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gpurt {
 
@@ -12,5 +18,22 @@ std::string read_text_file(const std::string& path);
 
 /// Writes `content` to `path` atomically (temporary file, then rename). Throws gpurt::Error.
 void write_file_atomically(const std::string& path, std::string_view content);
+
+/// One output file: its path and its whole content.
+using OutputFile = std::pair<std::string, std::string>;
+
+/// Writes every file to a temporary name beside it, then renames them all into place: when any
+/// write fails, every temporary is removed and no file was replaced. Throws gpurt::Error naming
+/// the path that failed.
+void write_files_atomically(const std::vector<OutputFile>& files);
+
+/// Checks that `path` can be written as an output file: it is not a folder, and its folder
+/// exists and is a writable directory. Throws InputError "OPTION = PATH: PROBLEM" (exit 2).
+void check_output_file(const std::string& path, const std::string& option);
+
+/// Checks that `dir` can be an output folder: an existing writable directory, or a path that
+/// does not exist yet whose nearest existing ancestor is a writable directory. Throws
+/// InputError "OPTION = DIR: PROBLEM" when it names a file or cannot be created there.
+void check_output_dir(const std::string& dir, const std::string& option);
 
 }  // namespace gpurt

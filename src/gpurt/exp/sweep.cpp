@@ -99,6 +99,12 @@ std::map<std::size_t, std::vector<std::string>> read_partial(const SweepExperime
                                      e.keys[r.point][k]));
       }
     }
+    for (std::size_t k = 2 + e.key_columns.size(); k < r.fields.size(); ++k) {
+      if (!well_formed_sweep_value(r.fields[k])) {
+        throw InputError(o.out, where + "." + e.value_columns[k - 2 - e.key_columns.size()], r.fields[k],
+                         "is not a number this sweep writes; refusing to resume into it");
+      }
+    }
     if (!rows.emplace(r.point, r.fields).second) {
       throw InputError(o.out, where + ".point", std::to_string(r.point), "appears twice");
     }

@@ -58,6 +58,21 @@ std::optional<std::size_t> parse_index(const std::string& s) {
 
 }  // namespace
 
+bool well_formed_sweep_value(std::string_view field) {
+  if (field.empty() || field == "true" || field == "false") return true;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t space = field.find(' ', begin);
+    const std::string_view token =
+        field.substr(begin, space == std::string_view::npos ? std::string_view::npos : space - begin);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+    if (token.empty() || ec != std::errc() || end != token.data() + token.size()) return false;
+    if (space == std::string_view::npos) return true;
+    begin = space + 1;
+  }
+}
+
 SweepCsvRow parse_sweep_row(const CsvLine& line, const std::string& file, const std::string& header) {
   const std::size_t columns = split(header).size();
   SweepCsvRow row;

@@ -22,6 +22,10 @@ std::vector<CsvLine> complete_csv_lines(std::string_view text);
 /// Fields joined with commas.
 std::string join_csv_fields(const std::vector<std::string>& fields);
 
+/// Whether `field` is a value the sweep runner writes: empty, true/false, or one or more numbers
+/// separated by single spaces, each read whole (so "nan0.5" or "1.5x" is not).
+bool well_formed_sweep_value(std::string_view field);
+
 /// A data row of a sweep CSV: its `point` and `points` columns and all its fields.
 struct SweepCsvRow {
   std::size_t point = 0, points = 0;

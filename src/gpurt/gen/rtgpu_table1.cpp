@@ -29,7 +29,8 @@ TimeBounds with_lower(Nanos hi, double fraction) {
 RtgpuSystem generate_rtgpu_table1(Rng& rng, const RtgpuTable1Options& o) {
   if (o.tasks < 1 || o.subtasks < 1 || o.physical_sms < 1)
     throw Error("table1: tasks, subtasks, SMs must be >= 1");
-  if (!(o.utilization > 0)) throw Error("table1: utilization must be > 0");
+  if (!(o.utilization > 0) || !std::isfinite(o.utilization))
+    throw Error("table1: utilization must be a finite number > 0");
   if (!(o.cpu.lo > 0 && o.cpu.lo <= o.cpu.hi && o.copy.lo >= 0 && o.copy.lo <= o.copy.hi && o.gpu.lo > 0 &&
         o.gpu.lo <= o.gpu.hi && o.suspension_scale > 0)) {
     throw Error("table1: every range needs 0 < lo <= hi (copies may start at 0) and a scale > 0");
@@ -74,6 +75,10 @@ RtgpuSystem generate_rtgpu_table1(Rng& rng, const RtgpuTable1Options& o) {
     // §6.1: D_i = (Σ CL + Σ ML + Σ G) / U_i and T_i = D_i.
     const double ui = std::max(u[static_cast<std::size_t>(i)], 1e-9);
     const double d = std::min(static_cast<double>(total.count()) / ui, 1e15);  // the model's time limit
+    if (!(d >= 1)) {
+      throw Error(fmt::format("table1: utilization {} is too large: task {}'s period would be {} ns",
+                              o.utilization, t.name, d));
+    }
     t.deadline = t.period = Nanos{static_cast<std::int64_t>(std::floor(d))};
     s.tasks.push_back(std::move(t));
   }

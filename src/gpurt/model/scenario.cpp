@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,11 +21,44 @@ namespace {
 constexpr std::int64_t kMaxCount = INT32_MAX;
 
 const std::vector<std::string>& plugin_list() {
-  static const std::vector<std::string> names = {
-      "timer_spin",    "timer_spin_default_stream", "counter_spin", "multikernel",
-      "stream_action", "matrix_multiply",           "random_walk",  "cufft"};
+  static const std::vector<std::string> names = {"timer_spin",
+                                                 "timer_spin_default_stream",
+                                                 "counter_spin",
+                                                 "sharedmem_timer_spin",
+                                                 "multikernel",
+                                                 "stream_action",
+                                                 "matrix_multiply",
+                                                 "random_walk",
+                                                 "inorder_walk",
+                                                 "mandelbrot",
+                                                 "cpu_random_walk",
+                                                 "task_host",
+                                                 "cufft"};
   return names;
 }
+
+// What the reader of one (possibly nested) config needs besides the JSON.
+struct Reader {
+  Scenario& s;
+  const Platform& p;
+  const std::vector<std::string>& unmodelled;
+  std::set<std::string> logs;
+  int next_process = 1;  // 0: the threads of the top-level config
+
+  void warn(const JsonNode& node, std::string_view what) {
+    s.warnings.push_back(fmt::format("{}: {} = {}: {}", node.file(), node.path(), node.brief(), what));
+  }
+};
+
+// The settings a config's benchmarks inherit (the top level's, or a task_host's nested config's).
+struct Defaults {
+  std::int64_t max_iterations = 0;
+  Nanos max_time{0};
+  bool use_processes = false;
+  int thread_process = 0;  // the process that benchmarks run in when use_processes is false
+  Nanos release_base{0};   // a nested config starts when its task_host's iteration does
+  int parent = -1;
+};
 
 // "./bin/timer_spin.so" -> "timer_spin".
 std::string plugin_name(const std::string& filename) {
@@ -68,7 +102,16 @@ std::string read_log_name(const JsonNode& node) {
   }
 }
 
-Nanos seconds(const JsonNode& node) { return node.as_nonnegative_time(TimeUnit::s, Rounding::nearest); }
+void check_time_bound(Nanos t, const JsonNode& node) {
+  if (t > kMaxScenarioTime) node.fail("must be at most 10^6 s (gpurt's bound on every time in a config)");
+}
+
+// A time in seconds, >= 0 and at most kMaxScenarioTime.
+Nanos seconds(const JsonNode& node) {
+  const Nanos t = node.as_nonnegative_time(TimeUnit::s, Rounding::nearest);
+  check_time_bound(t, node);
+  return t;
+}
 
 void check_threads(int threads, const Platform& p, const JsonNode& where) {
   if (threads > p.max_threads_per_block || threads > p.max_threads) {
@@ -90,7 +133,7 @@ void check_fits(const KernelSpec& k, const Platform& p, const JsonNode& where) {
   }
 }
 
-std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
+std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p, Reader& r) {
   std::string text = node.as_string();
   bool enabled_bits = false;  // libsmctrl convention: a set bit DISABLES a TPC, "~" inverts
   if (!text.empty() && text[0] == '~') {
@@ -101,12 +144,15 @@ std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
   if (text.empty()) node.fail("must be a hexadecimal mask such as \"0xff00\" or \"~0x3\"");
   const int units = p.units();
   const std::vector<bool> bit = hex_bits(node, text);
-  for (std::size_t u = static_cast<std::size_t>(units); u < bit.size(); ++u) {
-    if (bit[u]) {
-      node.fail(fmt::format("names unit {} but {} has {} units of {} SM(s) (bits 0..{})", u, p.id, units,
-                            p.partition_unit, units - 1));
-    }
+  // Bits above the GPU's units name TPCs it does not have: libsmctrl ignores them, and so does
+  // the examiner's GPU run; a warning says so, while a mask that enables no existing unit stays
+  // an error.
+  std::size_t beyond = 0;  // the first such bit (0: none)
+  for (std::size_t u = static_cast<std::size_t>(units); u < bit.size() && beyond == 0; ++u) {
+    if (bit[u]) beyond = u;
   }
+  const std::string names_beyond = fmt::format("names unit {} but {} has {} units of {} SM(s) (bits 0..{})",
+                                               beyond, p.id, units, p.partition_unit, units - 1);
   std::vector<bool> sms(static_cast<std::size_t>(p.sms), false);
   int enabled = 0;
   for (int u = 0; u < units; ++u) {
@@ -117,47 +163,100 @@ std::vector<bool> parse_sm_mask(const JsonNode& node, const Platform& p) {
       ++enabled;
     }
   }
-  if (enabled == 0) node.fail("disables every SM: no block could ever run");
+  if (enabled == 0) node.fail(beyond > 0 ? names_beyond : "disables every SM: no block could ever run");
+  if (beyond > 0) r.warn(node, names_beyond + "; the bits above are ignored, as libsmctrl ignores them");
   return sms;
 }
 
+// A spin kernel; `duration` in ns (timer) or iterations (counter). A plugin's additional_info
+// may give it as a string of digits (`info`: the older examiner's reading, with a warning).
 KernelSpec spin_kernel(const std::string& name, int blocks, int threads, const JsonNode& duration,
-                       bool counter, const SimOptions& sim) {
+                       bool counter, const SimOptions& sim, Reader& r, bool info = false) {
   KernelSpec k;
   k.name = name;
   k.blocks = blocks;
   k.shape.threads = threads;
   k.counter_spin = counter;
   if (counter) {
-    k.counter_iterations = duration.as_int_in(1, std::int64_t{1} << 50);
-    k.block_time = Nanos{static_cast<std::int64_t>(
-        std::ceil(static_cast<double>(k.counter_iterations) * sim.counter_spin_ns_per_iteration))};
+    k.counter_iterations = info ? detail::info_integer(duration, 1, std::int64_t{1} << 50, r.s.warnings)
+                                : duration.as_int_in(1, std::int64_t{1} << 50);
+    k.block_time =
+        detail::model_time(static_cast<double>(k.counter_iterations) * sim.counter_spin_ns_per_iteration,
+                           duration, "a block time");
+  } else if (info && duration.is_string()) {
+    k.block_time = Nanos{detail::info_integer(duration, 1, kMaxScenarioTime.count(), r.s.warnings)};
   } else {
     k.block_time = duration.as_positive_time(TimeUnit::ns, Rounding::up);
+    check_time_bound(k.block_time, duration);
   }
   return k;
 }
 
-void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platform& p,
-                      const SimOptions& sim) {
+// The examiner's shared-memory spin kernels: a count of 32-bit integers, one of a fixed few.
+std::int64_t shared_ints(const JsonNode& node, bool allow_zero) {
+  const std::int64_t ints = node.as_int();
+  if ((ints != 0 || !allow_zero) && ints != 4096 && ints != 8192 && ints != 10240)
+    node.fail(allow_zero ? "must be 0, 4096, 8192 or 10240" : "must be 4096, 8192 or 10240");
+  return ints;
+}
+
+// multikernel: the kernels in one stream, each optionally with copies around it, its own SM mask
+// and a delay; as the examiner's plugin: a delay > 0 first synchronizes the stream, then sleeps.
+void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platform& p, const SimOptions& sim,
+                      Reader& r) {
   const auto kernels = info.items();
   if (kernels.empty()) info.fail("must list at least one kernel");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const JsonNode& k = kernels[i];
-    k.expect_object({"kernel_label", "duration", "block_count", "thread_count", "delay", "comment"});
+    k.expect_object({"kernel_label", "duration", "block_count", "thread_count", "delay", "sm_mask",
+                     "shared_memory_size", "copy_in_count", "copy_out_count", "comment"});
     HostAction a;
     a.kind = HostAction::Kind::kernel;
     a.label = k.has("kernel_label") ? k.at("kernel_label").as_string() : fmt::format("K{}", i + 1);
-    if (auto d = k.find("delay")) a.delay = seconds(*d);
+    Nanos delay{0};
+    if (auto d = k.find("delay")) delay = seconds(*d);
     a.kernel = spin_kernel(a.label, read_dims(k.at("block_count"), false),
-                           read_dims(k.at("thread_count"), false), k.at("duration"), false, sim);
-    check_fits(a.kernel, p, k.at("thread_count"));
+                           read_dims(k.at("thread_count"), false), k.at("duration"), false, sim, r);
+    if (auto v = k.find("shared_memory_size")) a.kernel.shape.shared_memory = shared_ints(*v, true) * 4;
+    if (auto v = k.find("sm_mask")) {
+      if (p.vendor == Vendor::amd) v->fail("is a libsmctrl (NVIDIA) mask; AMD GPUs take compute_unit_mask");
+      a.kernel.sm_mask = parse_sm_mask(*v, p, r);
+    }
+    check_fits(a.kernel, p, k);
+    std::int64_t copy_in = 0, copy_out = 0;  // 32-bit integers (valueint in the examiner)
+    if (auto v = k.find("copy_in_count")) copy_in = v->as_int_in(0, INT32_MAX);
+    if (auto v = k.find("copy_out_count")) copy_out = v->as_int_in(0, INT32_MAX);
+    if (delay.count() > 0) {
+      HostAction sync;
+      sync.kind = HostAction::Kind::sync_stream;
+      sync.label = a.label + " delay";
+      inst.actions.push_back(std::move(sync));
+    }
+    if (copy_in > 0) {
+      HostAction c;
+      c.kind = HostAction::Kind::copy;
+      c.label = a.label + " copy in";
+      c.bytes = copy_in * 4;
+      c.direction = CopyDirection::host_to_device;
+      c.delay = delay;
+      delay = Nanos{0};
+      inst.actions.push_back(std::move(c));
+    }
+    a.delay = delay;
     inst.actions.push_back(std::move(a));
+    if (copy_out > 0) {
+      HostAction c;
+      c.kind = HostAction::Kind::copy;
+      c.label = inst.actions.back().label + " copy out";
+      c.bytes = copy_out * 4;
+      c.direction = CopyDirection::device_to_host;
+      inst.actions.push_back(std::move(c));
+    }
   }
 }
 
 HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst, const Platform& p,
-                              const SimOptions& sim) {
+                              const SimOptions& sim, Reader& r) {
   node.expect_object({"delay", "type", "label", "parameters", "comment"});
   HostAction a;
   if (auto d = node.find("delay")) a.delay = seconds(*d);
@@ -184,13 +283,8 @@ HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst
       node.fail("kernel has zero blocks (set parameters.block_count or the benchmark's block_count)");
     if (threads < 1) node.fail("kernel has zero threads per block");
     a.kind = HostAction::Kind::kernel;
-    a.kernel = spin_kernel(a.label, blocks, threads, params->at("duration"), counter, sim);
-    if (auto sm = param("shared_memory_size")) {
-      const std::int64_t ints = sm->as_int();
-      if (ints != 0 && ints != 4096 && ints != 8192 && ints != 10240)
-        sm->fail("must be 0, 4096, 8192 or 10240");
-      a.kernel.shape.shared_memory = ints * 4;
-    }
+    a.kernel = spin_kernel(a.label, blocks, threads, params->at("duration"), counter, sim, r);
+    if (auto sm = param("shared_memory_size")) a.kernel.shape.shared_memory = shared_ints(*sm, true) * 4;
     check_fits(a.kernel, p, node);
   } else if (t == "malloc" || t == "free") {
     a.kind = t == "malloc" ? HostAction::Kind::malloc : HostAction::Kind::free;
@@ -233,7 +327,9 @@ SimOptions read_sim_options(const JsonNode& node) {
   node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
                       "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement",
-                      "matrix_multiply_ns_per_fma", "random_walk_ns_per_access", "model", "seed", "comment"});
+                      "matrix_multiply_ns_per_fma", "random_walk_ns_per_access",
+                      "mandelbrot_ns_per_iteration", "cpu_random_walk_ns_per_access", "max_kernels", "model",
+                      "seed", "comment"});
   SimOptions o;
   if (auto v = node.find("model")) {
     const std::string m = v->as_string();
@@ -241,8 +337,12 @@ SimOptions read_sim_options(const JsonNode& node) {
     o.ideal_model = m == "ideal";
   }
   if (auto v = node.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int_in(0, INT64_MAX));
+  if (auto v = node.find("max_kernels")) o.max_kernels = v->as_int_in(1, std::int64_t{1} << 40);
   auto ns = [&](std::string_view key, Nanos& out) {
-    if (auto v = node.find(key)) out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
+    if (auto v = node.find(key)) {
+      out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);
+      check_time_bound(out, *v);
+    }
   };
   ns("launch_latency_ns", o.launch_latency);
   ns("launch_call_ns", o.launch_call);
@@ -250,7 +350,7 @@ SimOptions read_sim_options(const JsonNode& node) {
   ns("time_slice_ns", o.time_slice);
   ns("context_switch_ns", o.context_switch);
   ns("copy_latency_ns", o.copy_latency);
-  if (o.time_slice.count() <= 0) node.at("time_slice_ns").fail("must be > 0");
+  if (o.time_slice < kMinTimeSlice) node.at("time_slice_ns").fail("must be at least 1000 (1 us)");
   auto positive = [&](std::string_view key, double& out) {
     if (auto v = node.find(key)) {
       out = v->as_number();
@@ -262,6 +362,8 @@ SimOptions read_sim_options(const JsonNode& node) {
   positive("counter_spin_ns_per_iteration", o.counter_spin_ns_per_iteration);
   positive("matrix_multiply_ns_per_fma", o.matrix_multiply_ns_per_fma);
   positive("random_walk_ns_per_access", o.random_walk_ns_per_access);
+  positive("mandelbrot_ns_per_iteration", o.mandelbrot_ns_per_iteration);
+  positive("cpu_random_walk_ns_per_access", o.cpu_random_walk_ns_per_access);
   if (auto v = node.find("placement")) {
     o.placement = v->as_string();
     if (o.placement != "round-robin" && o.placement != "least-loaded") {
@@ -271,8 +373,69 @@ SimOptions read_sim_options(const JsonNode& node) {
   return o;
 }
 
-ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scenario& s, const Platform& p,
-                               const std::vector<std::string>& unmodelled) {
+// Every copy and memset of a program takes at most kMaxScenarioTime at the configured bandwidths
+// (the simulator computes them the same way, sim/host.cpp), so no time in a run overflows.
+void check_program_times(const ScenarioInstance& inst, const SimOptions& sim, const JsonNode& b) {
+  for (const HostAction& a : inst.actions) {
+    if (a.kind == HostAction::Kind::copy) {
+      (void)detail::model_time(static_cast<double>(sim.copy_latency.count()) +
+                                   static_cast<double>(a.bytes) / sim.copy_bandwidth * 1e9,
+                               b, fmt::format("a copy of {} bytes (\"{}\")", a.bytes, a.label));
+    } else if (a.kind == HostAction::Kind::memset) {
+      (void)detail::model_time(static_cast<double>(a.bytes) / sim.memset_bandwidth * 1e9, b,
+                               fmt::format("a memset of {} bytes (\"{}\")", a.bytes, a.label));
+    }
+  }
+}
+
+void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r);
+
+// task_host: additional_info is a whole config whose benchmarks run inside this instance's
+// process (as its threads, or as processes of their own with use_processes) when its one
+// iteration starts; the iteration ends when all of them have finished.
+void read_task_host(const JsonNode& b, const JsonNode& info, const ScenarioInstance& inst, int index,
+                    Reader& r) {
+  if (inst.max_iterations != 1) {
+    (b.has("max_iterations") ? b.at("max_iterations") : b)
+        .fail(
+            "a task_host runs its nested config once per iteration; the simulator models exactly one "
+            "iteration (set max_iterations to 1)");
+  }
+  if (r.s.do_warmup)
+    b.fail("a task_host cannot be simulated with do_warmup (it would run its nested config twice)");
+  if (r.s.sync_every_iteration) {
+    b.fail(
+        "a task_host cannot be simulated with sync_every_iteration (its nested benchmarks have their own "
+        "iterations)");
+  }
+  info.expect_object({"name", "max_iterations", "max_time", "use_processes", "cuda_device", "gpu_device_id",
+                      "base_result_directory", "pin_cpus", "do_warmup", "sync_every_iteration",
+                      "omit_block_times", "benchmarks", "comment"});
+  (void)info.at("name").as_string();
+  Defaults d;
+  d.parent = index;
+  d.max_iterations = info.at("max_iterations").as_int_in(0, INT64_MAX);
+  d.max_time = seconds(info.at("max_time"));
+  if (auto v = info.find("use_processes")) d.use_processes = v->as_bool();
+  d.thread_process = inst.process;
+  d.release_base = inst.release_time;
+  // CPU pinning, the device and the result folder mean nothing to the simulator (it writes every
+  // result file into --out); these two would change how the nested benchmarks run.
+  if (auto v = info.find("do_warmup"); v && v->as_bool()) v->fail("is not simulated inside a task_host");
+  if (auto v = info.find("sync_every_iteration"); v && v->as_bool())
+    v->fail("is not simulated inside a task_host");
+  if (auto v = info.find("omit_block_times"); v && v->as_bool() != r.s.omit_block_times)
+    v->fail("must equal the top level's omit_block_times (the simulator applies one setting)");
+  if (auto v = info.find("pin_cpus")) (void)v->as_bool();
+  if (auto v = info.find("cuda_device")) (void)v->as_int_in(0, 1024);
+  if (auto v = info.find("gpu_device_id")) (void)v->as_int_in(0, 1024);
+  if (auto v = info.find("base_result_directory")) (void)v->as_string();
+  read_benchmarks(info.at("benchmarks"), d, r);
+}
+
+ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defaults& d, Reader& r) {
+  const Scenario& s = r.s;
+  const Platform& p = r.p;
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
                    "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
@@ -282,7 +445,8 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   inst.plugin = plugin_name(filename.as_string());
   const auto& known = plugin_list();
   const bool modelled = std::find(known.begin(), known.end(), inst.plugin) != known.end();
-  const bool unmodelled_ok = std::find(unmodelled.begin(), unmodelled.end(), inst.plugin) != unmodelled.end();
+  const bool unmodelled_ok =
+      std::find(r.unmodelled.begin(), r.unmodelled.end(), inst.plugin) != r.unmodelled.end();
   if (!modelled && !unmodelled_ok) {
     filename.fail(fmt::format("plugin \"{}\" cannot be simulated (simulated plugins: {})", inst.plugin,
                               fmt::join(known, ", ")));
@@ -290,19 +454,21 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
   inst.log_name =
       b.has("log_name") ? read_log_name(b.at("log_name")) : fmt::format("{}_{}.json", inst.plugin, index);
   inst.label = b.has("label") ? b.at("label").as_string() : "";
-  // multikernel and stream_action size their kernels themselves, and cuFFT picks its own grid;
-  // matrix_multiply ignores block_count (the grid follows from the matrix width), as the
-  // examiner's plugin does.
-  const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action" || inst.plugin == "cufft";
-  const bool no_blocks = multi || inst.plugin == "matrix_multiply";
+  // multikernel, stream_action and task_host size their kernels themselves, cuFFT picks its own
+  // grid, and CPU-only plugins have none; matrix_multiply and mandelbrot ignore block_count (the
+  // grid follows from the data), as the examiner's plugins do.
+  const bool multi = inst.plugin == "multikernel" || inst.plugin == "stream_action" ||
+                     inst.plugin == "cufft" || inst.plugin == "task_host" || inst.plugin == "cpu_random_walk";
+  const bool no_blocks = multi || inst.plugin == "matrix_multiply" || inst.plugin == "mandelbrot";
   inst.thread_count = read_dims(b.at("thread_count"), multi);
   check_threads(inst.thread_count, p, b.at("thread_count"));
   inst.block_count = read_dims(b.at("block_count"), no_blocks);
   if (auto v = b.find("data_size")) inst.data_size = v->as_int_in(0, INT64_MAX);
   if (auto v = b.find("release_time")) inst.release_time = seconds(*v);
+  inst.release_time += d.release_base;  // <= 64 nesting levels of 10^6 s: no overflow
   inst.max_iterations =
-      b.has("max_iterations") ? b.at("max_iterations").as_int_in(0, INT64_MAX) : s.max_iterations;
-  inst.max_time = b.has("max_time") ? seconds(b.at("max_time")) : s.max_time;
+      b.has("max_iterations") ? b.at("max_iterations").as_int_in(0, INT64_MAX) : d.max_iterations;
+  inst.max_time = b.has("max_time") ? seconds(b.at("max_time")) : d.max_time;
   if (inst.max_iterations == 0 && inst.max_time.count() == 0) {
     b.fail("runs forever: max_iterations and max_time are both 0 (unlimited)");
   }
@@ -317,21 +483,35 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     if (!(pct > 0 && pct <= 100)) v->fail("must be in (0, 100]");
     inst.mps_thread_percentage = pct;
   }
-  if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p);
+  if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p, r);
   if (auto v = b.find("compute_unit_mask")) {
     if (b.has("sm_mask")) v->fail("cannot be combined with sm_mask");
     inst.sm_mask = parse_compute_unit_mask(*v, p);
   }
+  inst.parent = d.parent;
+  inst.process = d.use_processes ? r.next_process++ : d.thread_process;
 
-  if (inst.plugin == "random_walk") {  // the examiner's plugin has a default walk length
-    const std::optional<JsonNode> walk = b.find("additional_info");
-    if (walk) inst.additional_info = walk->json();
-    detail::read_random_walk(walk, b, inst, s.sim);
+  // Plugins whose examiner versions have a default for a missing additional_info.
+  const std::optional<JsonNode> opt_info = b.find("additional_info");
+  if (opt_info) inst.additional_info = opt_info->json();
+  if (inst.plugin == "random_walk" || inst.plugin == "inorder_walk") {
+    detail::read_random_walk(opt_info, b, inst, s.sim, r.s.warnings);
     check_fits(inst.actions.back().kernel, p, b.at("thread_count"));
     return inst;
   }
+  if (inst.plugin == "mandelbrot") {
+    if (b.at("thread_count").is_array() && inst.thread_count != b.at("thread_count").items()[0].as_int()) {
+      b.at("thread_count").fail("must be one dimension (mandelbrot uses 1-D blocks)");
+    }
+    detail::read_mandelbrot(opt_info, b, inst, s.sim, r.s.warnings);
+    check_fits(inst.actions.back().kernel, p, b.at("thread_count"));
+    return inst;
+  }
+  if (inst.plugin == "cpu_random_walk") {
+    detail::read_cpu_random_walk(opt_info, b, inst, s.sim, r.s.warnings);
+    return inst;
+  }
   const JsonNode info = b.at("additional_info");
-  inst.additional_info = info.json();
   if (!modelled) return inst;
   if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||
       inst.plugin == "counter_spin") {
@@ -339,12 +519,22 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     HostAction a;
     a.kind = HostAction::Kind::kernel;
     a.label = inst.label.empty() ? inst.plugin : inst.label;
-    a.kernel = spin_kernel(a.label, inst.block_count, inst.thread_count, info, counter, s.sim);
+    a.kernel = spin_kernel(a.label, inst.block_count, inst.thread_count, info, counter, s.sim, r, true);
     check_fits(a.kernel, p, b.at("thread_count"));
     inst.null_stream = inst.plugin == "timer_spin_default_stream";
     inst.actions.push_back(std::move(a));
+  } else if (inst.plugin == "sharedmem_timer_spin") {  // timer_spin with static shared memory
+    info.expect_object({"duration", "shared_memory_size", "comment"});
+    HostAction a;
+    a.kind = HostAction::Kind::kernel;
+    a.label = inst.label.empty() ? inst.plugin : inst.label;
+    a.kernel =
+        spin_kernel(a.label, inst.block_count, inst.thread_count, info.at("duration"), false, s.sim, r);
+    a.kernel.shape.shared_memory = shared_ints(info.at("shared_memory_size"), false) * 4;
+    check_fits(a.kernel, p, b);
+    inst.actions.push_back(std::move(a));
   } else if (inst.plugin == "multikernel") {
-    read_multikernel(info, inst, p, s.sim);
+    read_multikernel(info, inst, p, s.sim, r);
   } else if (inst.plugin == "cufft") {
     detail::read_cufft(info, inst, p);
   } else if (inst.plugin == "matrix_multiply") {
@@ -352,14 +542,41 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Scena
     for (const HostAction& a : inst.actions) {
       if (a.kind == HostAction::Kind::kernel) check_fits(a.kernel, p, b.at("thread_count"));
     }
+  } else if (inst.plugin == "task_host") {
+    // read_benchmarks reads the nested config once this instance has its index.
   } else {  // stream_action
     info.expect_object({"use_null_stream", "actions", "comment"});
     if (auto v = info.find("use_null_stream")) inst.null_stream = v->as_bool();
     const JsonNode actions = info.at("actions");
-    for (const JsonNode& a : actions.items()) inst.actions.push_back(read_stream_action(a, inst, p, s.sim));
+    for (const JsonNode& a : actions.items())
+      inst.actions.push_back(read_stream_action(a, inst, p, s.sim, r));
     if (inst.actions.empty()) actions.fail("must list at least one action");
   }
+  check_program_times(inst, s.sim, b);
   return inst;
+}
+
+void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r) {
+  Scenario& s = r.s;
+  const auto entries = benchmarks.items();
+  if (entries.empty()) benchmarks.fail("must list at least one benchmark");
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    ScenarioInstance inst = read_instance(entries[i], i, d, r);
+    if (!r.logs.insert(inst.log_name).second) {
+      (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
+          .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
+    }
+    if (s.sync_every_iteration && entries[i].has("max_iterations")) {
+      entries[i].at("max_iterations").fail("cannot be set per benchmark when sync_every_iteration is true");
+    }
+    const bool host = inst.plugin == "task_host";
+    s.instances.push_back(std::move(inst));
+    if (host) {
+      const int index = static_cast<int>(s.instances.size()) - 1;
+      const ScenarioInstance copy = s.instances.back();  // read_task_host appends to s.instances
+      read_task_host(entries[i], entries[i].at("additional_info"), copy, index, r);
+    }
+  }
 }
 
 }  // namespace
@@ -400,26 +617,19 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
     if (s.base_result_directory.empty()) v->fail("must name a folder");
   }
   if (auto v = root.find("gpurt_sim")) s.sim = read_sim_options(*v);
-  const JsonNode benchmarks = root.at("benchmarks");
-  const auto entries = benchmarks.items();
-  if (entries.empty()) benchmarks.fail("must list at least one benchmark");
-  std::set<std::string> logs;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    ScenarioInstance inst = read_instance(entries[i], i, s, platform, unmodelled_plugins);
-    if (!logs.insert(inst.log_name).second) {
-      (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
-          .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
-    }
-    if (s.sync_every_iteration && entries[i].has("max_iterations")) {
-      entries[i].at("max_iterations").fail("cannot be set per benchmark when sync_every_iteration is true");
-    }
-    s.instances.push_back(std::move(inst));
-  }
+  Reader r{s, platform, unmodelled_plugins, {}, 1};
+  Defaults d;
+  d.max_iterations = s.max_iterations;
+  d.max_time = s.max_time;
+  d.use_processes = s.use_processes;
+  read_benchmarks(root.at("benchmarks"), d, r);
   return s;
 }
 
 Scenario load_scenario(const std::string& path, const Platform& platform) {
-  return parse_scenario(load_json_file(path), path, platform);
+  Scenario s = parse_scenario(load_json_file(path), path, platform);
+  for (const std::string& w : s.warnings) std::fprintf(stderr, "gpurt: warning: %s\n", w.c_str());
+  return s;
 }
 
 }  // namespace gpurt

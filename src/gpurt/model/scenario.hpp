@@ -14,6 +14,18 @@
 
 namespace gpurt {
 
+/// The largest time a config may give (every duration, delay, release time, period, max_time,
+/// and each gpurt_sim time, also each block or copy time computed from a timing model): 10^6 s.
+/// With it, and with the simulator's bound on simulated time (sim/engine.hpp), no sum of times
+/// in the simulator can overflow its signed 64-bit nanoseconds.
+inline constexpr Nanos kMaxScenarioTime{1'000'000'000'000'000};
+/// gpurt_sim.time_slice_ns must be at least this (1 us): shorter slices make the simulator step
+/// through millions of slice ends per simulated second.
+inline constexpr Nanos kMinTimeSlice{1'000};
+/// gpurt_sim.max_kernels by default: the most kernel launches, and the most iterations, that one
+/// simulated run of a config may make before it stops with an error.
+inline constexpr std::int64_t kDefaultMaxKernels = 1'000'000;
+
 /// What a block of a kernel holds on its SM while it runs.
 struct BlockShape {
   int threads = 0;                 ///< threads per block
@@ -42,6 +54,9 @@ struct KernelSpec {
   /// scales it by its realised factor over its worst factor, so it can only shorten it and a
   /// simulated response never exceeds a bound computed from the same WCET.
   bool wcet_time = false;
+  /// SMs this launch may use (size = platform SMs), overriding its stream's mask: multikernel's
+  /// per-kernel "sm_mask" (libsmctrl's next-launch mask); empty = the stream's.
+  std::vector<bool> sm_mask;
 };
 
 enum class CopyDirection { host_to_device, device_to_host, device_to_device };
@@ -86,9 +101,16 @@ struct ScenarioInstance {
   std::vector<bool> sm_mask;
   std::optional<int> cpu_core;
   /// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE for this instance's process (gpu backend, processes
-  /// only: CUDA reads it once per process); the simulator does not model MPS.
+  /// only: CUDA reads it once per process); see docs/simulator.md for the simulator.
   std::optional<double> mps_thread_percentage;
   std::vector<HostAction> actions;  ///< one iteration's program (execute phase)
+  /// The process (simulated context) the instance runs in: instances with one number share a
+  /// context (threads of one process). -1: the simulator decides from use_processes.
+  int process = -1;
+  /// task_host: index of the task_host instance whose nested config this instance belongs to
+  /// (-1: a top-level benchmark). A task_host instance has no actions: its one iteration lasts
+  /// until every instance nested in it has finished.
+  int parent = -1;
   /// The config's additional_info as written (already checked for the plugins the parser
   /// models): GPU plugins read their parameters from it; instances of parse_scenario's
   /// `unmodelled_plugins` have no actions and only this.
@@ -112,6 +134,16 @@ struct SimOptions {
   /// random_walk: each thread's dependent reads are latency-bound, so a block runs
   /// reads·this ns whatever its thread count (docs/bench.md; an assumed DRAM latency).
   double random_walk_ns_per_access = 500.0;
+  /// mandelbrot: every thread runs the full iteration count (the examiner's kernel does not stop
+  /// at escape), so a block runs iterations·this ns (an assumed cost of one double-precision
+  /// z = z² + c step; docs/simulator.md).
+  double mandelbrot_ns_per_iteration = 20.0;
+  /// cpu_random_walk: host-only work of reads·this ns per iteration (an assumed CPU cache-miss
+  /// latency; docs/simulator.md).
+  double cpu_random_walk_ns_per_access = 100.0;
+  /// The most kernel launches, and the most iterations, of one run (the simulator stops with an
+  /// error naming this key beyond them).
+  std::int64_t max_kernels = kDefaultMaxKernels;
   std::string placement = "round-robin";  ///< block placement policy
   /// "calibrated": the platform's performance model (its "model" section); "ideal": every block
   /// runs exactly its isolated time (the documented queueing rules alone).
@@ -136,10 +168,14 @@ struct Scenario {
   std::string base_result_directory;
   SimOptions sim;
   std::vector<ScenarioInstance> instances;
+  /// What the parser accepted only as one of the examiner's leniencies ("FILE: PATH = VALUE:
+  /// ..."): load_scenario prints each to stderr; callers of parse_scenario may.
+  std::vector<std::string> warnings;
 };
 
-/// The plugins the simulator can model (timer_spin, timer_spin_default_stream, counter_spin,
-/// multikernel, stream_action, matrix_multiply, random_walk).
+/// The plugins the parser reads (timer_spin, timer_spin_default_stream, counter_spin,
+/// sharedmem_timer_spin, multikernel, stream_action, matrix_multiply, random_walk, inorder_walk,
+/// mandelbrot, cpu_random_walk, task_host, cufft).
 const std::vector<std::string>& simulated_plugins();
 
 /// Parses an examiner config against a platform (block sizes and masks are checked against
@@ -150,6 +186,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
 /// actions, so such a scenario must not be simulated.
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform,
                         const std::vector<std::string>& unmodelled_plugins);
+/// parse_scenario on a file; prints the scenario's warnings to stderr ("gpurt: warning: ...").
 Scenario load_scenario(const std::string& path, const Platform& platform);
 
 }  // namespace gpurt

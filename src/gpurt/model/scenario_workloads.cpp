@@ -1,4 +1,5 @@
-// The data-computing plugins (the examiner's matrix_multiply and random_walk, gpurt's cufft) as
+// The data-computing plugins (the examiner's matrix_multiply, random_walk, inorder_walk,
+// mandelbrot and cpu_random_walk, gpurt's cufft) as
 // host programs for the simulator, with their timing models (docs/bench.md "Timing models").
 // Split from scenario.cpp, which checks that the kernels fit the platform.
 #include "gpurt/model/scenario_workloads.hpp"
@@ -12,6 +13,32 @@
 #include "gpurt/model/cufft_model.hpp"
 
 namespace gpurt::detail {
+
+Nanos model_time(double ns, const JsonNode& where, std::string_view what) {
+  const double max = static_cast<double>(kMaxScenarioTime.count());
+  if (!(ns <= max)) {  // also NaN
+    where.fail(fmt::format("makes {} of {:.6g} s: at most {:.0e} s (gpurt's bound on every time)", what,
+                           ns / 1e9, max / 1e9));
+  }
+  return Nanos{static_cast<std::int64_t>(std::ceil(ns))};
+}
+
+std::int64_t info_integer(const JsonNode& node, std::int64_t lo, std::int64_t hi,
+                          std::vector<std::string>& warnings) {
+  if (!node.is_string()) return node.as_int_in(lo, hi);
+  const std::string text = node.as_string();
+  const bool digits = !text.empty() && text.size() <= 18 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits)
+    node.fail("must be a number (or, as older examiner configs wrote it, a string of decimal digits)");
+  const std::int64_t value = std::stoll(text);
+  if (value < lo || value > hi) node.fail(fmt::format("must be in {}..{}", lo, hi));
+  warnings.push_back(
+      fmt::format("{}: {} = {}: a number written as a string; read as {}, as older examiner "
+                  "versions did",
+                  node.file(), node.path(), node.brief(), value));
+  return value;
+}
 
 // matrix_multiply (Dissertation §4.2.1: one thread per element of the W×W result, square
 // 2-D blocks): additional_info {"matrix_width": W, "skip_copy": bool}. The grid is
@@ -59,7 +86,7 @@ void read_matrix_multiply(const JsonNode& info, const JsonNode& threads, Scenari
   k.kernel.blocks = inst.block_count;
   k.kernel.shape.threads = inst.thread_count;
   const double fmas = static_cast<double>(inst.thread_count) * static_cast<double>(w);
-  k.kernel.block_time = Nanos{static_cast<std::int64_t>(std::ceil(fmas * sim.matrix_multiply_ns_per_fma))};
+  k.kernel.block_time = model_time(fmas * sim.matrix_multiply_ns_per_fma, info, "a block time");
   inst.actions.push_back(std::move(k));
   if (!inst.skip_copy) {
     HostAction out;
@@ -71,32 +98,82 @@ void read_matrix_multiply(const JsonNode& info, const JsonNode& threads, Scenari
   }
 }
 
-// random_walk (Dissertation §3.5, "Random Memory Walk"): every thread follows a shuffled cycle
-// through a data_size-byte buffer. additional_info: reads per thread, as a number or
-// {"iterations": N}; without it, the examiner's default of kDefaultWalkReads. Dependent reads
-// are latency-bound: block time = reads · ns per access.
+// random_walk (Dissertation §3.5, "Random Memory Walk"), and inorder_walk (the same kernel over
+// a buffer in index order): every thread follows a cycle through a data_size-byte buffer.
+// additional_info: reads per thread, as a number or {"iterations": N}; without it, the examiner's
+// default of kDefaultWalkReads. Dependent reads are latency-bound: block time = reads · ns per
+// access (the same model for both walks: an in-order walk's reads are as dependent).
 void read_random_walk(const std::optional<JsonNode>& info, const JsonNode& b, ScenarioInstance& inst,
-                      const SimOptions& sim) {
+                      const SimOptions& sim, std::vector<std::string>& warnings) {
   if (info) {
     const JsonNode reads = info->is_object() ? info->at("iterations") : *info;
     if (info->is_object()) info->expect_object({"iterations", "comment"});
-    inst.walk_reads = reads.as_int_in(1, std::int64_t{1} << 40);
+    inst.walk_reads = info_integer(reads, 1, std::int64_t{1} << 40, warnings);
   } else {
     inst.walk_reads = kDefaultWalkReads;
   }
   if (inst.data_size < 8) {
     (b.has("data_size") ? b.at("data_size") : b)
-        .fail("random_walk needs data_size >= 8 (bytes of the buffer to walk)");
+        .fail(fmt::format("{} needs data_size >= 8 (bytes of the buffer to walk)", inst.plugin));
   }
   HostAction k;
   k.kind = HostAction::Kind::kernel;
-  k.label = inst.label.empty() ? "random_walk" : inst.label;
+  k.label = inst.label.empty() ? inst.plugin : inst.label;
   k.kernel.name = k.label;
   k.kernel.blocks = inst.block_count;
   k.kernel.shape.threads = inst.thread_count;
-  k.kernel.block_time = Nanos{static_cast<std::int64_t>(
-      std::ceil(static_cast<double>(inst.walk_reads) * sim.random_walk_ns_per_access))};
+  k.kernel.block_time = model_time(static_cast<double>(inst.walk_reads) * sim.random_walk_ns_per_access,
+                                   info ? *info : b, "a block time");
   inst.actions.push_back(std::move(k));
+}
+
+void read_mandelbrot(const std::optional<JsonNode>& info, const JsonNode& b, ScenarioInstance& inst,
+                     const SimOptions& sim, std::vector<std::string>& warnings) {
+  const std::int64_t iterations =
+      info ? info_integer(*info, 0, std::int64_t{1} << 40, warnings) : kDefaultMandelbrotIterations;
+  const JsonNode size = b.has("data_size") ? b.at("data_size") : b;
+  // Blocks are ints: at most 2^31-1 of at most 1024 threads, so fewer than 2^41 points.
+  if (inst.data_size > (std::int64_t{1} << 41))
+    size.fail("makes more than 2^31-1 blocks: at most 2^41 points");
+  const auto width = static_cast<std::int64_t>(std::sqrt(static_cast<double>(inst.data_size)));
+  if (width < 1) size.fail("mandelbrot needs data_size >= 1 (the number of points of its square image)");
+  const std::int64_t points = width * width;
+  const std::int64_t blocks = (points + inst.thread_count - 1) / inst.thread_count;
+  if (blocks > INT32_MAX) {
+    size.fail(fmt::format("makes {} blocks of {} threads: at most 2^31-1", blocks, inst.thread_count));
+  }
+  inst.block_count = static_cast<int>(blocks);
+  HostAction k;
+  k.kind = HostAction::Kind::kernel;
+  k.label = inst.label.empty() ? "mandelbrot" : inst.label;
+  k.kernel.name = k.label;
+  k.kernel.blocks = inst.block_count;
+  k.kernel.shape.threads = inst.thread_count;
+  // A kernel of zero iterations still starts and ends its blocks: at least 1 ns.
+  k.kernel.block_time =
+      std::max(Nanos{1}, model_time(static_cast<double>(iterations) * sim.mandelbrot_ns_per_iteration,
+                                    info ? *info : b, "a block time"));
+  inst.actions.push_back(std::move(k));
+}
+
+// cpu_random_walk: one CPU thread walks a shuffled data_size-byte buffer. The simulator has no
+// CPU model: an iteration is host-only work of its modelled length — a host sleep of that long
+// before a synchronize of the instance's (always idle) stream, which returns at once.
+void read_cpu_random_walk(const std::optional<JsonNode>& info, const JsonNode& b, ScenarioInstance& inst,
+                          const SimOptions& sim, std::vector<std::string>& warnings) {
+  const std::int64_t reads =
+      info ? info_integer(*info, 1, std::int64_t{1} << 40, warnings) : kDefaultCpuWalkReads;
+  if (inst.data_size < 8) {
+    (b.has("data_size") ? b.at("data_size") : b)
+        .fail("cpu_random_walk needs data_size >= 8 (bytes of the buffer to walk)");
+  }
+  inst.walk_reads = reads;
+  HostAction work;
+  work.kind = HostAction::Kind::sync_stream;
+  work.label = "cpu work";
+  work.delay = model_time(static_cast<double>(reads) * sim.cpu_random_walk_ns_per_access, info ? *info : b,
+                          "a host work time");
+  inst.actions.push_back(std::move(work));
 }
 
 // cufft: one execution per iteration, as the kernels of the cuFFT timing model (a model, not

@@ -67,6 +67,8 @@ void gpurt_kx_close(gpurt_kx* lock) { delete lock; }
 
 int gpurt_kx_unlink(const char* name) { return ShmLock::unlink(LockKind::kx, name); }
 
+int gpurt_set_create_mode(int mode) { return gpurt::runtime::set_create_mode(mode); }
+
 const char* gpurt_last_error(void) { return gpurt::runtime::last_error(); }
 
 }  // extern "C"

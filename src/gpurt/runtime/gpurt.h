@@ -37,12 +37,14 @@ typedef struct {
   uint64_t bits[4];
 } gpurt_mask;
 
-/** Opens the SMLP lock NAME over UNITS units (1..256), creating it if it does not exist.
+/** Opens the SMLP lock NAME over UNITS units (1..256), creating it if it does not exist (with
+ * the permissions of gpurt_set_create_mode: by default 0600).
  * NAME: 1..200 characters, no '/' except an optional leading one. POLICY: GPURT_POLICY_*.
  * Attaching to an existing lock with a different unit count or policy fails with EINVAL (the
  * message names both values); it never resizes. Returns NULL + errno on error: EINVAL (bad
  * argument), ENAMETOOLONG, EACCES, ETIMEDOUT (the creator never finished initialising it),
- * EPROTO (the segment is not a gpurt lock of this version). Thread-safe. */
+ * EPROTO (the segment is not a gpurt lock of this version, or its header is out of range: units
+ * outside 1..256, an unknown policy, counts beyond their limits). Thread-safe. */
 gpurt_smlp* gpurt_smlp_open(const char* name, int units, int policy);
 
 /** Blocks until this request is at the head of the queue and at least one unit is free, then
@@ -98,6 +100,13 @@ int gpurt_kx_slots(const gpurt_kx* lock);
 /** As gpurt_smlp_close / gpurt_smlp_unlink. */
 void gpurt_kx_close(gpurt_kx* lock);
 int gpurt_kx_unlink(const char* name);
+
+/** Permission bits of the lock segments this process creates from now on (process-wide; default
+ * 0600: only the creating user may open them). 0660 lets the creator's group use the lock too;
+ * 0666 lets every user. MODE must contain 0600 and nothing outside 0666; it is applied exactly
+ * (the umask does not narrow it). Existing segments keep their permissions. Returns the previous
+ * mode, or -EINVAL. Trust model: docs/runtime.md "Who may open a lock". */
+int gpurt_set_create_mode(int mode);
 
 /** The calling thread's message for its last failed gpurt call ("" if none). */
 const char* gpurt_last_error(void);

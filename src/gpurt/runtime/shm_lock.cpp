@@ -70,7 +70,7 @@ inline std::atomic<std::uint32_t>* mark_head(Segment& s) {
 void check_invariants([[maybe_unused]] const Segment& s) {
 #ifndef NDEBUG
   int free = 0;
-  for (int u = 0; u < s.units.load(std::memory_order_relaxed); ++u) {
+  for (int u = 0; u < unit_count(s); ++u) {
     const bool bit_free = ((s.free_bits[u / 64] >> (u % 64)) & 1U) != 0;
     assert(bit_free == (s.owner[u].pid == 0) && "free bits disagree with the owner table");
     free += bit_free ? 1 : 0;
@@ -99,7 +99,7 @@ void reclaim(Segment& s) {
     next = (next + 1) % 8;
     return a;
   };
-  const int units = s.units.load(std::memory_order_relaxed);
+  const int units = unit_count(s);
   for (int u = 0; u < units; ++u) {
     Owner& o = s.owner[u];
     if (o.pid != 0 && !alive(o.pid, o.start)) o = Owner{};
@@ -141,7 +141,7 @@ void reclaim(Segment& s) {
   const std::int32_t mine = self().pid;
   std::int32_t checked[8] = {};
   int next = 0;
-  const int units = s.units.load(std::memory_order_relaxed);
+  const int units = unit_count(s);
   for (int u = 0; u < units; ++u) {
     const std::int32_t pid = s.owner[u].pid;
     if (pid == 0 || pid == mine ||
@@ -217,6 +217,7 @@ bool canonical(std::span<const int> allowed, int h) noexcept {
     int i = n;
     while (i > 0 && sorted[i - 1] > s) --i;
     if (i > 0 && sorted[i - 1] == s) continue;  // duplicate
+    if (n >= GPURT_MAX_UNITS) return fail(EINVAL, "more than 256 distinct allowed sizes");
     for (int j = n; j > i; --j) sorted[j] = sorted[j - 1];
     sorted[i] = s;
     ++n;
@@ -305,7 +306,7 @@ int ShmLock::lock(std::span<const int> allowed, int priority, gpurt_mask* out, G
   // Sizes as a sorted set, checked against H (fixed for SMLP locks; k-exclusion asks for {1}).
   // Callers normally pass them that way already; only other inputs are copied and sorted (off
   // this path, so that its stack frame stays small).
-  if (!canonical(allowed, _seg->units.load(std::memory_order_relaxed))) [[unlikely]] {
+  if (!canonical(allowed, unit_count(*_seg))) [[unlikely]] {
     return lock_sorting(allowed, priority, out, info);
   }
   const Identity& me = self();
@@ -324,7 +325,7 @@ int ShmLock::lock(std::span<const int> allowed, int priority, gpurt_mask* out, G
 int ShmLock::lock_sorting(std::span<const int> allowed, int priority, gpurt_mask* out,
                           GrantInfo* info) noexcept {
   int sorted[GPURT_MAX_UNITS];
-  const int n = canonicalise(allowed, _seg->units.load(std::memory_order_relaxed), sorted);
+  const int n = canonicalise(allowed, unit_count(*_seg), sorted);
   if (n < 0) return n;
   return lock(std::span<const int>(sorted, static_cast<std::size_t>(n)), priority, out, info);
 }
@@ -378,7 +379,7 @@ int ShmLock::unlock(const gpurt_mask& held, std::uint64_t* epoch) noexcept {
   const Identity& me = self();
   if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
-  const int h = s.units.load(std::memory_order_relaxed);
+  const int h = unit_count(s);
   // Every unit in the mask must exist and be held by this thread; nothing changes otherwise.
   // An owner is compared as one 64-bit (pid, tid) key.
   const std::uint64_t key = owner_key(me.pid, me.tid);
@@ -437,7 +438,7 @@ int ShmLock::resize(int units) noexcept {
   const Identity& me = self();
   if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
-  const int h = s.units.load(std::memory_order_relaxed);
+  const int h = unit_count(s);
   if (s.free_count != h || s.waiting.load(std::memory_order_relaxed) != 0) {
     const int held = h - s.free_count;
     leave();

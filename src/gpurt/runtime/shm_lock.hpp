@@ -34,6 +34,9 @@ struct GrantInfo {
 int fail(int err, std::string message) noexcept;
 /// The calling thread's last error message.
 const char* last_error() noexcept;
+/// Sets the permission bits of segments created from now on (gpurt_set_create_mode); returns
+/// the previous mode or -EINVAL.
+int set_create_mode(int mode) noexcept;
 
 class ShmLock {
  public:

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -63,6 +64,17 @@ int fail(int err, std::string message) noexcept {
 
 const char* last_error() noexcept { return t_error.c_str(); }
 
+namespace {
+std::atomic<int> g_create_mode{0600};
+}  // namespace
+
+int set_create_mode(int mode) noexcept {
+  if ((mode & ~0666) != 0 || (mode & 0600) != 0600) {
+    return fail(EINVAL, fmt::format("mode {:o}: must contain 0600 and nothing outside 0666", mode));
+  }
+  return g_create_mode.exchange(mode);
+}
+
 int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool attach_any,
                   ShmLock** out) noexcept {
   if (int r = check_name(name); r < 0) return r;
@@ -78,9 +90,17 @@ int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool a
   int fd = -1;
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     if (!any_size) {
-      fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      const int mode = g_create_mode.load();
+      fd = shm_open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
       if (fd >= 0) {
         created = true;
+        // Exactly `mode`, whatever the umask (a umask of 022 would take group write from 0660).
+        if (fchmod(fd, static_cast<mode_t>(mode)) != 0) {
+          const int err = errno;
+          close(fd);
+          shm_unlink(path.c_str());
+          return fail(err, fmt::format("fchmod({}): {}", path, std::strerror(err)));
+        }
         break;
       }
       if (errno != EEXIST) return fail(errno, fmt::format("shm_open({}): {}", path, std::strerror(errno)));
@@ -144,6 +164,17 @@ int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool a
     } else if (seg->version != kVersion || seg->kind != static_cast<std::uint32_t>(kind)) {
       err = EPROTO;
       problem = fmt::format("{} is not a {} of this gpurt version", path, kind_name(kind));
+    } else if (have < 1 || have > GPURT_MAX_UNITS ||
+               (seg->policy != GPURT_POLICY_FIFO && seg->policy != GPURT_POLICY_PRIORITY) ||
+               seg->free_count < 0 || seg->free_count > have ||
+               seg->waiting.load(std::memory_order_relaxed) < 0 ||
+               seg->waiting.load(std::memory_order_relaxed) > GPURT_MAX_WAITERS) {
+      err = EPROTO;
+      problem = fmt::format(
+          "{} is damaged: units = {} (must be 1..{}), policy = {}, free = {}, waiting = {}; remove it with "
+          "gpurt_*_unlink",
+          path, have, GPURT_MAX_UNITS, seg->policy, seg->free_count,
+          seg->waiting.load(std::memory_order_relaxed));
     } else if (!any_size && have != units) {
       problem = fmt::format("{} '{}' exists with {} units; asked for {}", kind_name(kind), strip(name), have,
                             units);
@@ -175,7 +206,7 @@ int ShmLock::unlink(LockKind kind, const char* name) noexcept {
 
 ShmLock::~ShmLock() { munmap(_seg, sizeof(Segment)); }
 
-int ShmLock::units() const noexcept { return _seg->units.load(std::memory_order_relaxed); }
+int ShmLock::units() const noexcept { return unit_count(*_seg); }
 int ShmLock::policy() const noexcept { return _seg->policy; }
 int ShmLock::waiting() const noexcept { return _seg->waiting.load(std::memory_order_relaxed); }
 

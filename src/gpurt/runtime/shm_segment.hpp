@@ -46,4 +46,12 @@ struct ShmLock::Segment {
   Waiter waiters[GPURT_MAX_WAITERS];
 };
 
+/// The unit count of `s`, clamped to 1..GPURT_MAX_UNITS. open() refuses a segment whose count
+/// is out of range, but any process that may open the segment may also write it later: every
+/// loop over units uses this, so a corrupted count can never index outside the owner table.
+inline int unit_count(const ShmLock::Segment& s) noexcept {
+  const int u = s.units.load(std::memory_order_relaxed);
+  return u < 1 ? 1 : (u > GPURT_MAX_UNITS ? GPURT_MAX_UNITS : u);
+}
+
 }  // namespace gpurt::runtime

@@ -67,6 +67,11 @@ int Simulator::new_op(Op op) {
 }
 
 void Simulator::schedule(Nanos at, EventKind kind, int a, int b) {
+  if (at > kMaxSimulatedTime) {
+    throw Error(
+        "simulation stopped: simulated time would pass 10^9 s (the simulator's bound, which keeps every "
+        "time sum within 64 bits); shorten the scenario's durations, iterations or max_time");
+  }
   _events.push(Event{at, _event_seq++, kind, a, b});
   _stats.peak_pending_events = std::max(_stats.peak_pending_events, _events.size());
 }
@@ -201,10 +206,14 @@ void Simulator::start_block(int id, int sm) {
         Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(op.block_time.count()) * op.slowdown))};
   }
   const Stream& stream = _streams[static_cast<std::size_t>(op.stream)];
-  duration = _perf.start(BlockStart{duration, sm, op.locality, std::min(op.blocks, stream.mask_sms),
-                                    op.memory_fraction, op.wcet_time});
+  const int mask_sms = op.mask.empty() ? stream.mask_sms : op.mask_sms;
+  duration =
+      _perf.start(BlockStart{duration, sm, op.locality, std::min(op.blocks, mask_sms), op.memory_fraction,
+                             op.wcet_time, op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block)});
   if (op.running++ == 0) ++_kernels_running;
-  ++_contexts[static_cast<std::size_t>(op.context)].running_blocks;
+  Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
+  ++ctx.running_blocks;
+  if (ctx.sm_limit > 0 && ctx.resident[static_cast<std::size_t>(sm)]++ == 0) ++ctx.sms_in_use;
   if (op.record >= 0) {
     auto& blocks = _records[static_cast<std::size_t>(op.record)].blocks;
     if (!_scenario.omit_block_times) {
@@ -225,9 +234,24 @@ void Simulator::dispatch_context(int context) {
     while (!queue.empty()) {
       const int id = queue.front();
       Op& op = _ops[static_cast<std::size_t>(id)];
-      const auto& mask = _streams[static_cast<std::size_t>(op.stream)].mask;
+      const auto& mask = op.mask.empty() ? _streams[static_cast<std::size_t>(op.stream)].mask : op.mask;
       while (op.next_block < op.blocks) {
         int sm;
+        if (c.sm_limit > 0) {
+          // An MPS client at its SM limit may only add blocks to SMs it already occupies. Its
+          // allowed set changes as its blocks come and go, so the fast path below is not used.
+          if (c.sms_in_use >= c.sm_limit) {
+            std::vector<bool> held(static_cast<std::size_t>(_platform.sms), false);
+            for (std::size_t i = 0; i < held.size(); ++i)
+              held[i] = c.resident[i] > 0 && (mask.empty() || mask[i]);
+            sm = _placement->place(_device, op.shape, held);
+          } else {
+            sm = _placement->place(_device, op.shape, mask);
+          }
+          if (sm < 0) return;
+          start_block(id, sm);
+          continue;
+        }
         if (_blocked_op == id) {
           if (_freed_since_block.empty()) return;
           sm = _placement->place_among(_device, op.shape, mask, _freed_since_block);
@@ -254,6 +278,10 @@ void Simulator::dispatch() {
   }
   if (_contexts.size() == 1) {
     dispatch_context(0);
+    return;
+  }
+  if (_mps) {  // MPS clients share the GPU at once: no time slicing, each within its SM limit
+    for (std::size_t c = 0; c < _contexts.size(); ++c) dispatch_context(static_cast<int>(c));
     return;
   }
   update_slicing();
@@ -316,7 +344,9 @@ void Simulator::handle(const Event& e) {
       _device.release(e.b, op.shape);
       _perf.end(e.b, op.locality, op.memory_fraction);
       if (_blocked_op >= 0) _freed_since_block.push_back(e.b);
-      --_contexts[static_cast<std::size_t>(op.context)].running_blocks;
+      Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
+      --ctx.running_blocks;
+      if (ctx.sm_limit > 0 && --ctx.resident[static_cast<std::size_t>(e.b)] == 0) --ctx.sms_in_use;
       if (--op.running == 0) --_kernels_running;
       if (++op.done_blocks == op.blocks) complete(e.a);
       break;

@@ -14,6 +14,11 @@
 
 namespace gpurt::sim {
 
+/// No event may be scheduled later than this (10^9 s, about 31.7 years of simulated time):
+/// every duration added to the clock is far smaller (config times are at most
+/// kMaxScenarioTime), so no time sum overflows. A run that would pass it stops with an error.
+inline constexpr Nanos kMaxSimulatedTime{1'000'000'000'000'000'000};
+
 enum class EventKind : std::uint8_t {
   block_end,
   op_end,
@@ -47,6 +52,8 @@ struct Op {
   double memory_fraction = 0;  ///< performance model: memory-bound part of a block
   bool wcet_time = false;      ///< performance model: block_time is a worst case
   int record = -1;             ///< index into Simulator::_records, -1 when not recording
+  std::vector<bool> mask;      ///< the launch's own SM mask (KernelSpec::sm_mask); empty: its stream's
+  int mask_sms = 0;            ///< SMs `mask` allows (when not empty)
   int driver_tag = -1;         ///< launched by the SimDriver: reported to it on completion
   // AMD dispatch (amd_dispatch.cpp)
   int se_turn = 0;                ///< index into Stream::ses of the SE that gets the next block
@@ -75,6 +82,11 @@ struct Context {
   std::vector<int> streams;
   int running_blocks = 0;
   int cpu_barrier = 0;  ///< hosts inside an implicitly synchronising call
+  /// MPS (mps_thread_percentage): the most SMs this client's blocks may occupy at once (0: no
+  /// limit), with its resident blocks per SM and the SMs holding at least one.
+  int sm_limit = 0;
+  std::vector<int> resident;
+  int sms_in_use = 0;
   bool has_pending() const;
 };
 
@@ -152,6 +164,9 @@ class Simulator {
   std::vector<std::unique_ptr<Host>> _hosts;
   std::vector<int> _null_stream_of_context;  ///< legacy default stream per context (-1: none yet)
   int _alive_hosts = 0, _barrier_arrived = 0;
+  std::int64_t _iterations = 0;  ///< iterations started by all hosts (gpurt_sim.max_kernels)
+  /// MPS: contexts are MPS clients that share the GPU without time slicing (host.cpp sets it).
+  bool _mps = false;
   std::deque<KernelRecord> _records;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> _events;
   std::uint64_t _event_seq = 0, _op_seq = 0;

@@ -3,6 +3,9 @@
 // launches, copies and synchronisations, and recording the examiner's CPU-side times.
 #include <algorithm>
 #include <cmath>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/sim/engine.hpp"
@@ -10,8 +13,8 @@
 namespace gpurt::sim {
 
 struct Host {
-  enum class Phase { iteration_begin, action_delay, action_call, final_sync, done };
-  enum class Wait { none, stream, context, cpu_barrier, barrier };
+  enum class Phase { iteration_begin, action_delay, action_call, children, final_sync, done };
+  enum class Wait { none, stream, context, cpu_barrier, barrier, children };
 
   const ScenarioInstance* inst = nullptr;
   int context = 0, stream = 0;
@@ -30,6 +33,7 @@ struct Host {
   IterationRecord* current = nullptr;  ///< the iteration being recorded (nullptr: warm-up)
   std::vector<IterationRecord> iterations;
   std::vector<std::vector<int>> kernel_records;  ///< record ids per recorded iteration
+  std::vector<int> children;                     ///< task_host: the hosts of its nested config
 };
 
 namespace {
@@ -51,10 +55,47 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
   _engines.resize(static_cast<std::size_t>(std::max(1, platform.copy_engines)));
   init_amd();
   // Threads share one context; use_processes gives each instance its own (Dissertation §3.3.2).
+  // A parsed config numbers each instance's process (task_host nests processes and threads).
+  std::map<int, int> context_of_process;
+  std::map<int, int> instances_in_process;
+  for (const ScenarioInstance& inst : scenario.instances) ++instances_in_process[inst.process];
+  // MPS: any mps_thread_percentage means the processes are MPS clients (docs/simulator.md).
+  for (std::size_t i = 0; i < scenario.instances.size(); ++i) {
+    const ScenarioInstance& inst = scenario.instances[i];
+    if (!inst.mps_thread_percentage) continue;
+    const std::string path =
+        inst.parent < 0 ? fmt::format("benchmarks[{}].mps_thread_percentage", i)
+                        : fmt::format("(nested benchmark \"{}\").mps_thread_percentage", inst.log_name);
+    const std::string value = fmt::format("{}", *inst.mps_thread_percentage);
+    if (platform.vendor == Vendor::amd) {
+      throw InputError(scenario.source, path, value, "MPS is NVIDIA's; " + platform.id + " is an AMD GPU");
+    }
+    // Process 0 is the top level's threads (use_processes false): CUDA reads the variable once
+    // per process, and the examiner sets it only for benchmarks run as processes.
+    if (inst.process <= 0 || instances_in_process[inst.process] > 1) {
+      throw InputError(scenario.source, path, value,
+                       "needs \"use_processes\": true (CUDA reads CUDA_MPS_ACTIVE_THREAD_PERCENTAGE once per "
+                       "process)");
+    }
+    _mps = true;
+  }
   for (const ScenarioInstance& inst : scenario.instances) {
     auto h = std::make_unique<Host>();
     h->inst = &inst;
-    h->context = scenario.use_processes || _contexts.empty() ? create_context() : 0;
+    if (inst.process >= 0) {
+      auto [it, fresh] = context_of_process.try_emplace(inst.process, -1);
+      if (fresh) it->second = create_context();
+      h->context = it->second;
+    } else {
+      h->context = scenario.use_processes || _contexts.empty() ? create_context() : 0;
+    }
+    Context& ctx = _contexts[static_cast<std::size_t>(h->context)];
+    if (inst.mps_thread_percentage && *inst.mps_thread_percentage < 100) {
+      // The client may occupy at most this share of the SMs at once (rounded up; at least one).
+      ctx.sm_limit =
+          std::max(1, static_cast<int>(std::ceil(*inst.mps_thread_percentage / 100.0 * platform.sms)));
+      ctx.resident.assign(static_cast<std::size_t>(platform.sms), 0);
+    }
     if (_null_stream_of_context.size() < _contexts.size())
       _null_stream_of_context.resize(_contexts.size(), -1);
     if (inst.null_stream) {
@@ -66,6 +107,10 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
     }
     h->warmup = scenario.do_warmup;
     _hosts.push_back(std::move(h));
+  }
+  for (std::size_t i = 0; i < scenario.instances.size(); ++i) {
+    const int parent = scenario.instances[i].parent;
+    if (parent >= 0) _hosts[static_cast<std::size_t>(parent)]->children.push_back(static_cast<int>(i));
   }
   _alive_hosts = static_cast<int>(_hosts.size());
 }
@@ -138,6 +183,13 @@ void Simulator::host_step(int index) {
         if (counted && (out_of_iterations || out_of_time)) {
           h.phase = Host::Phase::done;
           --_alive_hosts;
+          if (inst.parent >= 0) {  // a task_host waiting for its nested config may go on
+            Host& parent = *_hosts[static_cast<std::size_t>(inst.parent)];
+            if (parent.wait == Host::Wait::children) {
+              parent.wait = Host::Wait::none;
+              schedule(_now, EventKind::host_wake, inst.parent);
+            }
+          }
           if (_scenario.sync_every_iteration && _barrier_arrived > 0 && _barrier_arrived == _alive_hosts) {
             open_barrier();
           }
@@ -156,6 +208,13 @@ void Simulator::host_step(int index) {
           if (_now < due) return wait_until(due);
         }
         h.barrier_passed = false;
+        if (++_iterations > sim.max_kernels) {
+          throw Error(fmt::format(
+              "{}: simulation stopped after {} iterations at {} s: gpurt_sim.max_kernels ({}) bounds the "
+              "kernel launches and the iterations of one run; raise it in the config's \"gpurt_sim\" "
+              "section to simulate more",
+              _scenario.source, sim.max_kernels, static_cast<double>(_now.count()) / 1e9, sim.max_kernels));
+        }
         ++h.started_iterations;
         if (counted) {
           h.iterations.emplace_back();
@@ -167,7 +226,19 @@ void Simulator::host_step(int index) {
         }
         h.action = 0;
         h.delay_done = false;
-        h.phase = Host::Phase::action_delay;
+        h.phase = inst.actions.empty() ? Host::Phase::children : Host::Phase::action_delay;
+        break;
+      }
+      case Host::Phase::children: {
+        // task_host: the iteration runs its nested config; it ends when every nested host is done.
+        const bool all_done = std::all_of(h.children.begin(), h.children.end(), [&](int c) {
+          return _hosts[static_cast<std::size_t>(c)]->phase == Host::Phase::done;
+        });
+        if (!all_done) {
+          h.wait = Host::Wait::children;
+          return;
+        }
+        h.phase = Host::Phase::final_sync;
         break;
       }
       case Host::Phase::action_delay: {
@@ -226,7 +297,17 @@ void Simulator::host_step(int index) {
               op.record = static_cast<int>(_records.size()) - 1;
               h.kernel_records.back().push_back(op.record);
             }
-            ++_stats.kernels;
+            op.mask = a.kernel.sm_mask;
+            op.mask_sms = static_cast<int>(std::count(op.mask.begin(), op.mask.end(), true));
+            if (++_stats.kernels > static_cast<std::uint64_t>(sim.max_kernels)) {
+              throw Error(
+                  fmt::format("{}: simulation stopped after {} kernel launches at {} s: "
+                              "gpurt_sim.max_kernels ({}) bounds "
+                              "the kernel launches and the iterations of one run; raise it in the config's "
+                              "\"gpurt_sim\" section to simulate more",
+                              _scenario.source, sim.max_kernels, static_cast<double>(_now.count()) / 1e9,
+                              sim.max_kernels));
+            }
             const int id = new_op(std::move(op));
             if (sim.launch_latency.count() > 0) {
               ++_streams[static_cast<std::size_t>(h.stream)].in_flight;

@@ -10,7 +10,7 @@ PerfModel::PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool
     : _p(params),
       _ideal(params.ideal()),
       _worst(worst_case),
-      _rng(seed),
+      _seed(seed),
       _last(static_cast<std::size_t>(sms), -1),
       _resident(static_cast<std::size_t>(sms)) {}
 
@@ -37,9 +37,9 @@ Nanos PerfModel::start(const BlockStart& b) {
   _demand += b.memory_fraction;
   if (_p.memory_bandwidth > 0 && b.memory_fraction > 0 && _demand > _p.memory_bandwidth && !b.wcet)
     factor *= 1.0 - b.memory_fraction + b.memory_fraction * (_demand / _p.memory_bandwidth);
-  // Run-to-run variability. The draw happens for every block so that a run's draws do not depend
-  // on which mechanisms are on.
-  const double u = _worst ? 1.0 : _rng.uniform01();
+  // Run-to-run variability: U in [0, 1) from the seed and the block's key alone.
+  std::uint64_t state = _seed ^ (b.key * 0x9E3779B97F4A7C15ULL);
+  const double u = _worst ? 1.0 : static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
   factor *= 1.0 + _p.jitter * u;
   if (b.wcet) {
     // The WCET already holds the worst of every draw: scale down by the worst factor (the

@@ -25,6 +25,10 @@ struct BlockStart {
   /// `isolated` is a worst case (a WCET): the block runs isolated · realised / worst factor, and
   /// memory contention is taken as included in it.
   bool wcet = false;
+  /// Identifies the block (its kernel's arrival sequence and its index): its random draw is a
+  /// function of the seed and this key alone, so a block draws the same value whatever the
+  /// other parameters or the order of events (common random numbers; a smooth calibration).
+  std::uint64_t key = 0;
 };
 
 class PerfModel {
@@ -43,7 +47,7 @@ class PerfModel {
   PerfParams _p;
   bool _ideal;
   bool _worst;
-  Rng _rng;
+  std::uint64_t _seed;
   std::vector<int> _last;  ///< per SM: locality of the last block started there (-1: none)
   /// per SM: (locality, resident blocks) pairs; a handful at most
   std::vector<std::vector<std::pair<int, int>>> _resident;

@@ -1,0 +1,126 @@
+// gpurt calibrate --platform BASE --measured DIR --out PLATFORM.json: fits the performance model
+// (exp/calibrate.hpp) to result files a GPU measured for the bundled calibration configs.
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpurt/bench/plots.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/exp/calibrate.hpp"
+#include "gpurt/trace/examiner_json.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CalibrateArgs {
+  std::string platform, measured, configs = "examples/calibration", out, fit;
+  bool json = false;
+  std::uint64_t seed = 1;
+};
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+void run_calibrate(const CalibrateArgs& a) {
+  const Platform base = load_platform_arg(a.platform);
+  check_output_file(a.out, "--out");
+  std::error_code ec;
+  if (!fs::is_directory(a.configs, ec))
+    throw InputError("command line", "--configs", a.configs, "is not a folder of calibration configs");
+  std::vector<std::string> configs;
+  for (const auto& e : fs::directory_iterator(a.configs))
+    if (e.path().extension() == ".json") configs.push_back(e.path().string());
+  std::sort(configs.begin(), configs.end());
+  if (configs.empty()) throw InputError("command line", "--configs", a.configs, "holds no .json config");
+  // Inputs: config C's measurement is every result file in MEASURED/<C's file stem>/.
+  std::vector<CalibrationCase> cases;
+  for (const std::string& config : configs) {
+    CalibrationCase c;
+    c.name = fs::path(config).stem().string();
+    c.scenario = load_scenario(config, base);
+    const std::string dir = (fs::path(a.measured) / c.name).string();
+    if (!fs::is_directory(dir, ec))
+      throw InputError("command line", "--measured", a.measured,
+                       fmt::format("has no folder \"{}\" of result files for {}", c.name, config));
+    const std::vector<std::string> files = result_files_in(dir);
+    c.measured = load_examiner_results(files);
+    // Instances are matched by their log_name: the result file's path inside its folder.
+    for (InstanceTrace& inst : c.measured.instances)
+      inst.log_name = fs::path(inst.log_name).lexically_relative(dir).generic_string();
+    if (!a.json) fmt::print(stderr, "calibrate: {} <- {} result file(s) in {}\n", config, files.size(), dir);
+    cases.push_back(std::move(c));
+  }
+  CalibrateOptions o;
+  o.seed = a.seed;
+  if (!a.fit.empty()) o.fit = split(a.fit);
+  const CalibrationResult r = calibrate(base, cases, o);
+  Platform fitted = base;
+  fitted.model = r.params;
+  write_file_atomically(a.out, to_json(fitted).dump(2) + "\n");
+
+  if (a.json) {
+    Json residuals = Json::array();
+    for (const auto& s : r.residuals)
+      residuals.push_back(Json{{"statistic", s.name},
+                               {"measured_ns", s.measured_ns},
+                               {"fitted_ns", s.fitted_ns},
+                               {"log_error", s.log_error()}});
+    fmt::print("{}\n", Json{{"platform", a.out},
+                            {"model", to_json(r.params)},
+                            {"fitted", o.fit},
+                            {"rms_log_error", r.rms_log_error},
+                            {"evaluations", r.evaluations},
+                            {"residuals", residuals}}
+                           .dump(2));
+    return;
+  }
+  fmt::print("{}: {} with the fitted performance model ({} simulations of {} configs)\n", a.out, base.id,
+             r.evaluations, cases.size());
+  for (const std::string& name : o.fit)
+    fmt::print("  {:<18} {:.4f}\n", name, to_json(r.params)[name].get<double>());
+  fmt::print("residuals (ln simulated/measured), rms {:.4f}:\n", r.rms_log_error);
+  for (const auto& s : r.residuals)
+    fmt::print("  {:<28} measured {:>12.0f} ns  fitted {:>12.0f} ns  {:+.4f}\n", s.name, s.measured_ns,
+               s.fitted_ns, s.log_error());
+}
+
+}  // namespace
+
+void add_calibrate(CLI::App& app) {
+  auto* cmd = app.add_subcommand("calibrate", "Fit a platform's performance model to measured result files");
+  cmd->footer(
+      "Simulates each calibration config (--configs, default examples/calibration) and fits the\n"
+      "platform's \"model\" parameters so that the per-instance min, mean and max block times match\n"
+      "the result files measured for it in MEASURED/<config name>/ (what `gpurt bench CONFIG\n"
+      "--backend gpu --out MEASURED/<config name>` writes; scripts/gpu-check does it). Writes the\n"
+      "platform with the fitted model, which every other command accepts as --platform FILE.\n"
+      "Example:\n  gpurt calibrate --platform h100 --measured gpu-results/calibration --out "
+      "h100-fitted.json");
+  auto a = std::make_shared<CalibrateArgs>();
+  cmd->add_option("--platform", a->platform, "Base platform: preset id or platform file")->required();
+  cmd->add_option("--measured", a->measured, "Folder with one result folder per calibration config")
+      ->required();
+  cmd->add_option("--configs", a->configs, "Folder of calibration configs (default examples/calibration)");
+  cmd->add_option("--out", a->out, "Platform file to write")->required();
+  cmd->add_option(
+      "--fit", a->fit,
+      "Parameters to fit, comma-separated (default switch_cost,coresidence_cost,spread_cost,jitter)");
+  cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)");
+  cmd->add_flag("--json", a->json, "Print the fit and its residuals as JSON");
+  cmd->callback([a] { run_calibrate(*a); });
+}
+
+}  // namespace gpurt::cli

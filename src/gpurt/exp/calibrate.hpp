@@ -1,0 +1,53 @@
+// Calibration (issue 15): fits a platform's performance-model parameters (model/perf_params.hpp)
+// to measured examiner result files of a set of calibration configs (examples/calibration/),
+// by simulating the same configs and minimising the squared log-ratio of simulated to measured
+// block-time statistics. An experiment over the simulator; the CLI (`gpurt calibrate`) reads the
+// files and writes the fitted platform. docs/simulator.md "Calibration".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpurt/model/platform.hpp"
+#include "gpurt/model/scenario.hpp"
+#include "gpurt/trace/trace.hpp"
+
+namespace gpurt {
+
+/// One calibration config and what a GPU measured running it.
+struct CalibrationCase {
+  std::string name;  ///< names its statistics in the residuals
+  Scenario scenario;
+  Trace measured;
+};
+
+struct CalibrateOptions {
+  /// Parameters to fit (PerfParams field names); the others keep the base platform's values.
+  /// memory_bandwidth is not fitted: no bundled config declares a memory-bound fraction.
+  std::vector<std::string> fit = {"switch_cost", "coresidence_cost", "spread_cost", "jitter"};
+  std::uint64_t seed = 1;  ///< the simulations' seed (the measurement is one draw of its own)
+  int sweeps = 6;          ///< coordinate-descent passes over the parameters
+};
+
+/// One statistic: per case and instance, the 10th percentile, mean and 90th percentile of the
+/// block durations.
+struct CalibrationStatistic {
+  std::string name;  ///< "case/instance/p10", ".../mean" or ".../p90"
+  double measured_ns = 0, fitted_ns = 0;
+  double log_error() const;  ///< ln(fitted / measured)
+};
+
+struct CalibrationResult {
+  PerfParams params;  ///< the fit (unfitted fields as in the base platform)
+  std::vector<CalibrationStatistic> residuals;
+  double rms_log_error = 0;  ///< root mean square of the residuals' log errors
+  int evaluations = 0;       ///< simulations of the whole set
+};
+
+/// Fits `options.fit` of `base.model`. Throws InputError when a case has no measured blocks or
+/// an instance of the config is missing from its measurement; Error for an unknown parameter.
+CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
+                            const CalibrateOptions& options = {});
+
+}  // namespace gpurt

@@ -1,0 +1,57 @@
+// `gpurt calibrate` as a user runs it: result folders of the bundled calibration configs (here
+// written by the sim backend of `gpurt bench` under a hidden model, as a stand-in for a GPU)
+// fitted back into a platform file the other commands accept; bad input exits 2.
+#include <gtest/gtest.h>
+
+#include "cli_fixture.hpp"
+#include "gpurt/core/json.hpp"
+#include "gpurt/model/platform.hpp"
+
+using gpurt::test::Outcome;
+
+namespace {
+class CalibrateCli : public gpurt::test::CliTest {};
+const char* kConfigs[] = {"coresidence", "isolated", "spread", "switch"};
+}  // namespace
+
+TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
+  const std::string hidden = write("hidden.json", R"({"format": "gpurt/platform@1", "preset": "rtx3060ti",
+      "model": {"switch_cost": 0.2, "coresidence_cost": 0.1, "spread_cost": 0.03, "jitter": 0.08}})");
+  for (const char* c : kConfigs) {
+    const Outcome b = cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration/") + c +
+                          ".json --backend sim --platform " + hidden + " --out " + path(std::string("m/") + c));
+    ASSERT_EQ(b.code, 0) << c << ": " << b.err;
+  }
+  const Outcome r = cli("calibrate --platform rtx3060ti --fit switch_cost,coresidence_cost,spread_cost,jitter "
+                        "--configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
+                        path("m") + " --out " + path("fit.json") + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json doc = gpurt::load_json_file(path("fit.json"));
+  const gpurt::Platform p = gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json"));
+  EXPECT_EQ(p.sms, 38);
+  EXPECT_NEAR(p.model.switch_cost, 0.2, 0.02);
+  EXPECT_NEAR(p.model.coresidence_cost, 0.1, 0.02);
+  EXPECT_NEAR(p.model.spread_cost, 0.03, 0.01);
+  EXPECT_NEAR(p.model.jitter, 0.08, 0.02);
+  const gpurt::Json out = gpurt::parse_json(r.out, "stdout");
+  EXPECT_EQ(out["residuals"].size(), 3u * 6);
+  EXPECT_LT(out["rms_log_error"].get<double>(), 0.02);
+  // The fitted file is a platform every command takes.
+  EXPECT_EQ(cli("platforms").code, 0);
+  const Outcome s = cli(std::string("simulate " GPURT_SOURCE_DIR "/examples/calibration/switch.json --platform ") +
+                        path("fit.json") + " --out " + path("s"));
+  EXPECT_EQ(s.code, 0) << s.err;
+}
+
+TEST_F(CalibrateCli, MissingMeasurementsAndUnknownParametersExitTwoWithoutOutput) {
+  std::filesystem::create_directories(path("empty"));
+  const Outcome a = cli("calibrate --platform rtx3060ti --configs " GPURT_SOURCE_DIR
+                        "/examples/calibration --measured " +
+                        path("empty") + " --out " + path("fit.json"));
+  EXPECT_EQ(a.code, 2);
+  EXPECT_NE(a.err.find("--measured"), std::string::npos) << a.err;
+  const Outcome b = cli("calibrate --platform rtx3060ti --fit warp --measured " + path("empty") + " --configs " +
+                        path("empty") + " --out " + path("fit.json"));
+  EXPECT_EQ(b.code, 2);
+  EXPECT_FALSE(std::filesystem::exists(path("fit.json")));
+}

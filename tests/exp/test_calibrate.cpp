@@ -1,0 +1,89 @@
+// gpurt calibrate's fit (exp/calibrate.*) by round trip: the bundled calibration configs are
+// simulated under hidden parameters with another seed (the "measurement", its own jitter draws),
+// then fitted back from the base preset. docs/simulator.md "Calibration" states the tolerance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/exp/calibrate.hpp"
+#include "gpurt/sim/simulate.hpp"
+
+using namespace gpurt;
+
+namespace {
+
+std::vector<CalibrationCase> measured_under(const Platform& hidden, std::uint64_t seed) {
+  std::vector<CalibrationCase> cases;
+  for (const char* name : {"isolated", "spread", "switch", "coresidence"}) {
+    CalibrationCase c;
+    c.name = name;
+    c.scenario = load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration/" + name + ".json", hidden);
+    SimulateOptions so;
+    so.model_seed = seed;
+    c.measured = simulate(c.scenario, hidden, so).trace;
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+Platform base() {
+  Platform p = *find_platform_preset("rtx3060ti");
+  p.model = PerfParams{};
+  return p;
+}
+
+}  // namespace
+
+TEST(Calibrate, RoundTripRecoversHiddenParametersWithinTheStatedTolerance) {
+  Platform hidden = base();
+  hidden.model.switch_cost = 0.2;
+  hidden.model.coresidence_cost = 0.1;
+  hidden.model.spread_cost = 0.03;
+  hidden.model.jitter = 0.08;
+  const CalibrationResult r = calibrate(base(), measured_under(hidden, 7));
+  EXPECT_NEAR(r.params.switch_cost, 0.2, 0.02);
+  EXPECT_NEAR(r.params.coresidence_cost, 0.1, 0.02);
+  EXPECT_NEAR(r.params.spread_cost, 0.03, 0.01);
+  EXPECT_NEAR(r.params.jitter, 0.08, 0.02);
+  EXPECT_LT(r.rms_log_error, 0.02);
+  EXPECT_EQ(r.residuals.size(), 3u * 6);  // p10, mean and p90 of six instances
+  EXPECT_GT(r.evaluations, 100);
+  std::printf("fitted %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error, r.evaluations);
+}
+
+TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
+  Platform hidden = base();
+  hidden.model.switch_cost = 0.05;
+  hidden.model.coresidence_cost = 0.3;
+  hidden.model.spread_cost = 0.01;
+  hidden.model.jitter = 0.02;
+  const CalibrationResult r = calibrate(base(), measured_under(hidden, 99));
+  EXPECT_NEAR(r.params.switch_cost, 0.05, 0.02);
+  EXPECT_NEAR(r.params.coresidence_cost, 0.3, 0.02);
+  EXPECT_NEAR(r.params.spread_cost, 0.01, 0.01);
+  EXPECT_NEAR(r.params.jitter, 0.02, 0.02);
+  std::printf("fitted %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error, r.evaluations);
+}
+
+TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
+  const CalibrationResult r = calibrate(base(), measured_under(base(), 7));
+  EXPECT_LT(r.params.switch_cost, 0.01);
+  EXPECT_LT(r.params.coresidence_cost, 0.01);
+  EXPECT_LT(r.params.spread_cost, 0.005);
+  EXPECT_LT(r.params.jitter, 0.01);
+  EXPECT_LT(r.rms_log_error, 1e-3);
+}
+
+TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
+  CalibrateOptions o;
+  o.fit = {"warp_speed"};
+  EXPECT_THROW(calibrate(base(), measured_under(base(), 1), o), Error);
+  auto cases = measured_under(base(), 1);
+  cases[2].measured.instances.pop_back();
+  EXPECT_THROW(calibrate(base(), cases), InputError);
+  EXPECT_THROW(calibrate(base(), {}), InputError);
+}
