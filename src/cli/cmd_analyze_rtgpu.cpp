@@ -35,7 +35,8 @@ Json rtgpu_json(const RtgpuResult& r, TimeUnit u) {
     tasks.push_back(Json{{"name", t.name},
                          {"response_bound", optional_time(t.bounds.response, u)},
                          {"deadline", from_nanos(t.deadline, u)},
-                         {"schedulable", t.bounds.schedulable}});
+                         {"schedulable", t.bounds.schedulable},
+                         {"analysable", t.analysable}});
   }
   return Json{{"schedulable", r.schedulable},
               {"method", std::string(to_string(r.method))},
@@ -59,7 +60,10 @@ std::string rtgpu_table(const RtgpuSystem& s, const RtgpuResult& r, const std::s
     t.add({x.name, std::to_string(x.priority),
            r.method == RtgpuMethod::self_suspension ? "all" : std::to_string(x.virtual_sms),
            format_time(gpu, u), maybe(x.bounds.r1, u), maybe(x.bounds.r2, u), maybe(x.bounds.response, u),
-           format_time(x.bounds.lower, u), format_time(x.deadline, u), x.bounds.schedulable ? "yes" : "NO"});
+           format_time(x.bounds.lower, u), format_time(x.deadline, u),
+           !x.analysable          ? "n/a"
+           : x.bounds.schedulable ? "yes"
+                                  : "NO"});
   }
   out += t.render();
   out += fmt::format("\nschedulable: {}", r.schedulable ? "yes" : "NO");

@@ -90,3 +90,39 @@ TEST(RtgpuSearch, MoreTasksThanSmsIsUnschedulable) {
 
 }  // namespace
 }  // namespace gpurt
+
+namespace gpurt {
+namespace {
+
+// Below the first task (in priority order) that misses, no task is analysable: its interference
+// terms rest on the failing task's response bound. Some of those tasks pass the raw per-task
+// analysis of the same allocation, so the rule changes verdicts (it is not vacuous).
+TEST(RtgpuSearch, TasksBelowAMissingTaskAreNotAnalysable) {
+  Rng rng(5);
+  int changed = 0;
+  for (int i = 0; i < 400; ++i) {
+    const RtgpuSystem s = random_small_system(rng);
+    const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::exact});
+    std::vector<int> alloc;
+    for (const RtgpuTaskResult& t : r.tasks) alloc.push_back(t.physical_sms);
+    const std::vector<RtgpuTaskBounds> raw = analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, alloc);
+    bool missed = false;
+    for (std::size_t idx : priority_order(s)) {
+      const RtgpuTaskResult& t = r.tasks[idx];
+      EXPECT_EQ(t.analysable, !missed) << "system " << i << " task " << t.name;
+      if (missed) {
+        EXPECT_FALSE(t.bounds.schedulable);
+        EXPECT_NE(t.bounds.reason.find("not analysable"), std::string::npos) << t.bounds.reason;
+        changed += raw[idx].schedulable ? 1 : 0;
+      }
+      missed = missed || !t.bounds.schedulable;
+    }
+    if (r.schedulable) {
+      for (const RtgpuTaskResult& t : r.tasks) EXPECT_TRUE(t.analysable);
+    }
+  }
+  EXPECT_GT(changed, 0);
+}
+
+}  // namespace
+}  // namespace gpurt

@@ -23,9 +23,10 @@ TEST_F(RtgpuCli, JsonHasTheDocumentedShape) {
   const Outcome r = cli("analyze rtgpu " + kPair + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json j = gpurt::Json::parse(r.out);
-  EXPECT_EQ(j.dump(), R"({"schedulable":true,"method":"rtgpu","allocation":{"A":2,"B":2},"tasks":[)"
-                      R"({"name":"A","response_bound":12.0,"deadline":20.0,"schedulable":true},)"
-                      R"({"name":"B","response_bound":20.0,"deadline":50.0,"schedulable":true}]})");
+  EXPECT_EQ(j.dump(),
+            R"({"schedulable":true,"method":"rtgpu","allocation":{"A":2,"B":2},"tasks":[)"
+            R"({"name":"A","response_bound":12.0,"deadline":20.0,"schedulable":true,"analysable":true},)"
+            R"({"name":"B","response_bound":20.0,"deadline":50.0,"schedulable":true,"analysable":true}]})");
 }
 
 TEST_F(RtgpuCli, MethodsAndSearches) {

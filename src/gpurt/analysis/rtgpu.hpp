@@ -43,6 +43,10 @@ struct RtgpuTaskResult {
   int virtual_sms = 0;   ///< 2·GN_i (virtual_sms_per_sm · GN_i)
   Nanos deadline{0};
   RtgpuTaskBounds bounds;  ///< bounds.response: Theorem 5.6 (or the baseline's bound)
+  /// False when a higher-priority task misses its deadline: the interference terms then rest on
+  /// bounds that do not hold (docs/rtgpu.md choice 1), so this task's numbers prove nothing and
+  /// it counts as not schedulable.
+  bool analysable = true;
 };
 
 struct RtgpuResult {

@@ -212,6 +212,7 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
   result.allocations_tried = search.tried;
   result.tasks.resize(n);
   bool all = true;
+  std::string first_miss;  // the highest-priority task that misses, once one does
   for (std::size_t r = 0; r < n; ++r) {
     const RtgpuTask& t = system.tasks[search.order[r]];
     RtgpuTaskResult& out = result.tasks[search.order[r]];
@@ -225,6 +226,15 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
       out.bounds.schedulable = false;
       out.bounds.reason =
           fmt::format("{} tasks but only {} SMs: federated scheduling needs one each", n, search.total);
+    }
+    if (!first_miss.empty()) {
+      // Its interference terms use the response bounds of the task that misses, which are not
+      // bounds of a schedule that misses a deadline.
+      out.analysable = false;
+      out.bounds.schedulable = false;
+      out.bounds.reason = fmt::format("not analysable (a higher-priority task misses: {})", first_miss);
+    } else if (!out.bounds.schedulable) {
+      first_miss = t.name;
     }
     all = all && out.bounds.schedulable;
   }
