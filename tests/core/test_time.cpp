@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/time.hpp"
 
 using namespace gpurt;
@@ -42,4 +44,14 @@ TEST(Time, ConvertsBackForOutput) {
   EXPECT_DOUBLE_EQ(from_nanos(Nanos{1'500'000}, TimeUnit::ms), 1.5);
   EXPECT_EQ(ceil_div(13250, 19), 698);
   EXPECT_EQ(ceil_div(38, 19), 2);
+}
+
+// Output values are the double nearest the exact value, so they print as the shortest decimal
+// (issue 17): 1360000 ns is 1.36 ms, not 1.3599999999999999.
+TEST(Time, FromNanosIsTheNearestDoubleOfTheExactValue) {
+  EXPECT_EQ(gpurt::from_nanos(gpurt::Nanos{1'360'000}, gpurt::TimeUnit::ms), 1.36);
+  EXPECT_EQ(fmt::format("{}", gpurt::from_nanos(gpurt::Nanos{1'360'000}, gpurt::TimeUnit::ms)), "1.36");
+  EXPECT_EQ(fmt::format("{}", gpurt::from_nanos(gpurt::Nanos{99'999'990'000}, gpurt::TimeUnit::ms)),
+            "99999.99");
+  EXPECT_EQ(fmt::format("{}", gpurt::from_nanos(gpurt::Nanos{-2'500}, gpurt::TimeUnit::us)), "-2.5");
 }

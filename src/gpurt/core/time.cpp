@@ -69,6 +69,12 @@ std::optional<Nanos> to_nanos(double value, TimeUnit unit, Rounding rounding) {
 
 double from_nanos(Nanos t, TimeUnit unit) {
   const std::int64_t per = nanos_per(unit);
+  // Below 2^53 both operands are exact doubles, so one correctly rounded division gives the
+  // double nearest the exact value (1360000 ns -> 1.36 ms, which prints as "1.36"); q + r/per
+  // would round twice (1.3599999999999999).
+  constexpr std::int64_t exact = std::int64_t{1} << 53;
+  if (t.count() > -exact && t.count() < exact)
+    return static_cast<double>(t.count()) / static_cast<double>(per);
   const std::int64_t q = t.count() / per;
   const std::int64_t r = t.count() % per;
   return static_cast<double>(q) + static_cast<double>(r) / static_cast<double>(per);
