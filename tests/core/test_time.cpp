@@ -55,3 +55,25 @@ TEST(Time, FromNanosIsTheNearestDoubleOfTheExactValue) {
             "99999.99");
   EXPECT_EQ(fmt::format("{}", gpurt::from_nanos(gpurt::Nanos{-2'500}, gpurt::TimeUnit::us)), "-2.5");
 }
+
+// A number as written converts exactly (issue 17): a time read as a double and then scaled was
+// one nanosecond above its decimal value, which flipped an RTGPU verdict at R = D.
+TEST(Time, WrittenDecimalsConvertExactly) {
+  using gpurt::Nanos, gpurt::Rounding, gpurt::TimeUnit, gpurt::to_nanos;
+  EXPECT_EQ(to_nanos(99999.99, TimeUnit::ms, Rounding::up), Nanos{99'999'990'000});
+  EXPECT_EQ(to_nanos(99999.99, TimeUnit::ms, Rounding::down), Nanos{99'999'990'000});
+  EXPECT_EQ(to_nanos(0.1, TimeUnit::s, Rounding::up), Nanos{100'000'000});
+  EXPECT_EQ(to_nanos(1.3, TimeUnit::us, Rounding::down), Nanos{1'300});
+  // Digits below 1 ns round in the requested direction, from the exact decimal.
+  EXPECT_EQ(to_nanos(1.0005, TimeUnit::us, Rounding::up), Nanos{1'001});
+  EXPECT_EQ(to_nanos(1.0005, TimeUnit::us, Rounding::down), Nanos{1'000});
+  EXPECT_EQ(to_nanos(1.0005, TimeUnit::us, Rounding::nearest), Nanos{1'001});
+  EXPECT_EQ(to_nanos(1.0004, TimeUnit::us, Rounding::nearest), Nanos{1'000});
+  EXPECT_EQ(to_nanos(-1.0005, TimeUnit::us, Rounding::up), Nanos{-1'000});
+  EXPECT_EQ(to_nanos(-1.0005, TimeUnit::us, Rounding::down), Nanos{-1'001});
+  EXPECT_EQ(to_nanos(1e-12, TimeUnit::s, Rounding::up), Nanos{1});
+  EXPECT_EQ(to_nanos(1e-12, TimeUnit::s, Rounding::down), Nanos{0});
+  EXPECT_EQ(to_nanos(2.5e3, TimeUnit::s, Rounding::up), Nanos{2'500'000'000'000});
+  EXPECT_FALSE(to_nanos(1e10, TimeUnit::s, Rounding::up).has_value());  // past 9.2e18 ns
+  EXPECT_EQ(to_nanos(0.0, TimeUnit::ms, Rounding::up), Nanos{0});
+}

@@ -3,7 +3,11 @@
 #include <time.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace gpurt {
 
@@ -43,8 +47,70 @@ std::int64_t nanos_per(TimeUnit unit) {
   return 1;
 }
 
+namespace {
+
+// `value` as the decimal it was written as: the shortest decimal that reads back as `value`
+// (what fmt prints), as digits × 10^exponent. nullopt when that decimal has more than 15
+// significant digits: then `value` is the result of arithmetic, not text a user wrote.
+struct Decimal {
+  std::int64_t digits = 0;  ///< signed
+  int exponent = 0;
+};
+std::optional<Decimal> written_decimal(double value) {
+  const std::string text = fmt::format("{}", value);
+  Decimal d;
+  bool negative = false, dot = false;
+  int significant = 0, after_dot = 0;
+  std::size_t i = 0;
+  if (i < text.size() && text[i] == '-') negative = true, ++i;
+  for (; i < text.size() && text[i] != 'e'; ++i) {
+    if (text[i] == '.') {
+      dot = true;
+      continue;
+    }
+    if (d.digits == 0 && text[i] == '0') {
+      if (dot) ++after_dot;
+      continue;
+    }
+    if (++significant > 15) return std::nullopt;
+    d.digits = d.digits * 10 + (text[i] - '0');
+    if (dot) ++after_dot;
+  }
+  d.exponent = -after_dot;
+  if (i < text.size()) d.exponent += std::stoi(text.substr(i + 1));
+  if (negative) d.digits = -d.digits;
+  return d;
+}
+
+}  // namespace
+
 std::optional<Nanos> to_nanos(double value, TimeUnit unit, Rounding rounding) {
   if (!std::isfinite(value)) return std::nullopt;
+  // A number as written (at most 15 significant digits) converts exactly, rounding in the
+  // requested direction only for digits below 1 ns: 99999.99 ms is 99999990000 ns, not one more.
+  if (const auto d = written_decimal(value)) {
+    int e = d->exponent;
+    for (std::int64_t per = nanos_per(unit); per > 1; per /= 10) ++e;
+    if (d->digits == 0) return Nanos{0};
+    if (e >= 0) {
+      if (e > 18) return std::nullopt;
+      __extension__ __int128 ns = d->digits;
+      for (int k = 0; k < e; ++k) ns *= 10;
+      if (ns > 9'200'000'000'000'000'000LL || ns < -9'200'000'000'000'000'000LL) return std::nullopt;
+      return Nanos{static_cast<std::int64_t>(ns)};
+    }
+    std::int64_t divisor = 1;
+    for (int k = 0; k < -e && divisor <= std::numeric_limits<std::int64_t>::max() / 10; ++k) divisor *= 10;
+    if (-e > 18) divisor = 0;  // far below 1 ns: the quotient is 0 with a nonzero remainder
+    const std::int64_t q = divisor == 0 ? 0 : d->digits / divisor;
+    const bool rest = divisor == 0 || d->digits % divisor != 0;
+    if (!rest) return Nanos{q};
+    const bool up = rounding == Rounding::up || (rounding == Rounding::nearest && divisor != 0 &&
+                                                 2 * std::abs(d->digits % divisor) >= divisor);
+    // Rounding toward +inf (up) / -inf (down) from the exact decimal; q truncated toward 0.
+    if (d->digits > 0) return Nanos{up ? q + 1 : q};
+    return Nanos{rounding == Rounding::down || (rounding == Rounding::nearest && up) ? q - 1 : q};
+  }
   const long double exact = static_cast<long double>(value) * static_cast<long double>(nanos_per(unit));
   // 2^63 ns is about 292 years; anything near it is a mistake in the file.
   constexpr long double limit = 9.2e18L;
