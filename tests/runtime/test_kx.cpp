@@ -1,6 +1,8 @@
 // k-exclusion lock (Dissertation §6.1.2-6.1.3): k slots, FIFO, slot indices, resizing, and
 // exclusivity under threads and processes.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,5 +141,47 @@ TEST(KxLock, SlotsAreExclusiveAcrossThreadsAndProcesses) {
   }
   EXPECT_EQ(violations.load(), 0);
   munmap(board, 64 * sizeof(std::atomic<int>));
+  gpurt::KxLock::unlink(name);
+}
+
+// Dissertation §6.1: a holder runs under SCHED_FIFO while it holds its slot, then gets its own
+// policy back. Needs CAP_SYS_NICE (or RLIMIT_RTPRIO): without it the option is refused at once
+// with EPERM and a message naming the capability, and nothing changes.
+TEST(Kx, HolderPriorityBoostsTheHolderToSchedFifoUntilRelease) {
+  const std::string name = gpurt::test::unique_name("kx");
+  gpurt::KxLock lock(name, 2);
+  EXPECT_THROW(lock.set_holder_priority(100), gpurt::LockError);
+  int policy = -1;
+  sched_param before{};
+  pthread_getschedparam(pthread_self(), &policy, &before);
+  try {
+    lock.set_holder_priority(10);
+  } catch (const gpurt::LockError& e) {
+    EXPECT_EQ(e.code(), EPERM);
+    EXPECT_NE(std::string(e.what()).find("CAP_SYS_NICE"), std::string::npos) << e.what();
+    EXPECT_EQ(lock.holder_priority(), 0);
+    gpurt::KxLock::unlink(name);
+    GTEST_SKIP() << "this process may not use SCHED_FIFO (no CAP_SYS_NICE): the refusal was checked";
+  }
+  EXPECT_EQ(policy, SCHED_OTHER);  // the test thread starts as an ordinary thread
+  {
+    const gpurt::KxLock::Slot slot = lock.acquire();
+    int now = -1;
+    sched_param p{};
+    pthread_getschedparam(pthread_self(), &now, &p);
+    EXPECT_EQ(now, SCHED_FIFO);
+    EXPECT_EQ(p.sched_priority, 10);
+  }
+  int after = -1;
+  sched_param p{};
+  pthread_getschedparam(pthread_self(), &after, &p);
+  EXPECT_EQ(after, policy);
+  EXPECT_EQ(p.sched_priority, before.sched_priority);
+  lock.set_holder_priority(0);
+  {
+    const gpurt::KxLock::Slot slot = lock.acquire();
+    pthread_getschedparam(pthread_self(), &after, &p);
+    EXPECT_EQ(after, policy);  // boosting off
+  }
   gpurt::KxLock::unlink(name);
 }

@@ -1,7 +1,11 @@
 #include "gpurt/runtime/lock.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <bit>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace gpurt {
@@ -138,11 +142,56 @@ KxLock::Slot::~Slot() {
 
 KxLock::Slot KxLock::acquire() { return Slot(*this, acquire_index()); }
 
+namespace {
+
+// The policy and priority a boosted holder had before it got its slot (one slot per thread at a
+// time is the common case; a thread holding several keeps the first saved state).
+thread_local int t_boosted = 0;
+thread_local int t_saved_policy = SCHED_OTHER;
+thread_local sched_param t_saved_param{};
+
+void boost_self(int priority) {
+  if (t_boosted++ > 0) return;
+  pthread_getschedparam(pthread_self(), &t_saved_policy, &t_saved_param);
+  sched_param p{};
+  p.sched_priority = priority;
+  pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);  // checked in set_holder_priority
+}
+
+void unboost_self() {
+  if (t_boosted == 0 || --t_boosted > 0) return;
+  pthread_setschedparam(pthread_self(), t_saved_policy, &t_saved_param);
+}
+
+}  // namespace
+
+void KxLock::set_holder_priority(int priority) {
+  if (priority < 0 || priority > 99)
+    throw LockError(EINVAL,
+                    "holder priority " + std::to_string(priority) + " is outside 0..99 (0: no boosting)");
+  if (priority > 0) {
+    // Try it once on this thread, then restore: the error is given now, not at the first grant.
+    int policy = 0;
+    sched_param saved{};
+    pthread_getschedparam(pthread_self(), &policy, &saved);
+    sched_param p{};
+    p.sched_priority = priority;
+    if (const int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &p); e != 0) {
+      throw LockError(e, "cannot run lock holders under SCHED_FIFO priority " + std::to_string(priority) +
+                             ": the process needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least that (" +
+                             std::strerror(e) + ")");
+    }
+    pthread_setschedparam(pthread_self(), policy, &saved);
+  }
+  _boost = priority;
+}
+
 int KxLock::acquire_index() {
   static constexpr int kOne[] = {1};
   gpurt_mask m{};
   const int r = _impl->lock(kOne, 0, &m, nullptr);
   if (r < 0) raise(r);
+  if (_boost > 0) boost_self(_boost);
   return mask_units(m).front();
 }
 
@@ -153,6 +202,7 @@ void KxLock::release(int slot) {
   m.bits[slot / 64] = std::uint64_t{1} << (slot % 64);
   const int r = _impl->unlock(m, nullptr);
   if (r < 0) raise(r);
+  if (_boost > 0) unboost_self();  // after the unlock: the next holder is woken while we still run
 }
 
 void KxLock::resize(int k) {

@@ -116,11 +116,23 @@ class KxLock {
   /// See gpurt_kx_resize. Throws LockError (EBUSY while a slot is held).
   void resize(int k);
   int slots() const noexcept { return _impl->units(); }
+
+  /// Priority boosting of holders (Dissertation §6.1: the k-exclusion lock runs a holder under
+  /// SCHED_FIFO so that a preempted holder cannot delay the others): from now on, a thread of
+  /// this handle that gets a slot runs under SCHED_FIFO at `priority` (1..99) until it releases
+  /// the slot, then returns to its previous policy and priority; 0 turns boosting off (the
+  /// default). Checks at once that the process may do it: throws LockError(EPERM) naming
+  /// CAP_SYS_NICE / RLIMIT_RTPRIO when it may not, (EINVAL) for a priority outside 0..99.
+  /// Per handle; call it before threads use the handle. Boosting applies to the acquiring
+  /// thread only, and only in the process that set it.
+  void set_holder_priority(int priority);
+  int holder_priority() const noexcept { return _boost; }
   /// Requests waiting now (a snapshot).
   int waiting() const noexcept { return _impl->waiting(); }
 
  private:
   std::unique_ptr<runtime::ShmLock> _impl;
+  int _boost = 0;
 };
 
 }  // namespace gpurt
