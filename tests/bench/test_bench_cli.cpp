@@ -287,3 +287,23 @@ TEST_F(BenchCli, PlotCdfAndCompare) {
 }
 
 }  // namespace
+
+// What only the simulator models is refused by the gpu backend before anything runs, exit 2 with
+// the path (not exit 1 from a worker that finds no plugin), whether or not a GPU is present.
+TEST_F(BenchCli, GpuBackendRefusesSimulatorOnlyPluginsAndPerKernelMasks) {
+  const Outcome m = cli("bench " GPURT_SOURCE_DIR
+                        "/examples/examiner/mandelbrot.json --backend gpu --platform "
+                        "gtx1080ti --out " +
+                        path("m"));
+  EXPECT_EQ(m.code, 2);
+  EXPECT_NE(m.err.find("benchmarks[0].filename = mandelbrot: has no GPU implementation"), std::string::npos)
+      << m.err;
+  const Outcome k = cli("bench " GPURT_SOURCE_DIR
+                        "/examples/examiner/multikernel_keys.json --backend gpu "
+                        "--platform gtx1080ti --out " +
+                        path("k"));
+  EXPECT_EQ(k.code, 2);
+  EXPECT_NE(k.err.find("sm_mask"), std::string::npos) << k.err;
+  EXPECT_FALSE(std::filesystem::exists(path("m")));
+  EXPECT_FALSE(std::filesystem::exists(path("k")));
+}

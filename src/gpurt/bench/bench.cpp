@@ -36,6 +36,24 @@ Scenario load_bench_scenario(const std::string& path, const Platform& platform, 
   const std::vector<std::string> accepted =
       libraries != nullptr ? libraries->names() : std::vector<std::string>{};
   Scenario s = parse_scenario(load_json_file(path), path, platform, accepted);
+  // What only the simulator models is refused before anything runs (exit 2), not found missing
+  // by a worker (exit 1): plugins without a GPU implementation, and per-kernel masks.
+  std::vector<std::string> runnable = gpu_plugins().names();
+  runnable.insert(runnable.end(), accepted.begin(), accepted.end());
+  for (std::size_t i = 0; i < s.instances.size(); ++i) {
+    const ScenarioInstance& inst = s.instances[i];
+    if (std::find(runnable.begin(), runnable.end(), inst.plugin) == runnable.end()) {
+      throw InputError(path, fmt::format("benchmarks[{}].filename", i), inst.plugin,
+                       "has no GPU implementation in gpurt (the simulator models it: --backend sim)");
+    }
+    for (const HostAction& a : inst.actions) {
+      if (a.kind == HostAction::Kind::kernel && !a.kernel.sm_mask.empty()) {
+        throw InputError(path, fmt::format("benchmarks[{}].additional_info", i), "sm_mask",
+                         "per-kernel SM masks are simulated only (--backend sim)");
+      }
+    }
+  }
+  for (const std::string& w : s.warnings) fmt::print(stderr, "gpurt: warning: {}\n", w);
   check_for_gpu(s);
   return s;
 }
