@@ -18,13 +18,15 @@ TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   const std::string hidden = write("hidden.json", R"({"format": "gpurt/platform@1", "preset": "rtx3060ti",
       "model": {"switch_cost": 0.2, "coresidence_cost": 0.1, "spread_cost": 0.03, "jitter": 0.08}})");
   for (const char* c : kConfigs) {
-    const Outcome b = cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration/") + c +
-                          ".json --backend sim --platform " + hidden + " --out " + path(std::string("m/") + c));
+    const Outcome b =
+        cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration/") + c +
+            ".json --backend sim --platform " + hidden + " --out " + path(std::string("m/") + c));
     ASSERT_EQ(b.code, 0) << c << ": " << b.err;
   }
-  const Outcome r = cli("calibrate --platform rtx3060ti --fit switch_cost,coresidence_cost,spread_cost,jitter "
-                        "--configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
-                        path("m") + " --out " + path("fit.json") + " --json");
+  const Outcome r =
+      cli("calibrate --platform rtx3060ti --fit switch_cost,coresidence_cost,spread_cost,jitter "
+          "--configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
+          path("m") + " --out " + path("fit.json") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json doc = gpurt::load_json_file(path("fit.json"));
   const gpurt::Platform p = gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json"));
@@ -38,20 +40,21 @@ TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   EXPECT_LT(out["rms_log_error"].get<double>(), 0.02);
   // The fitted file is a platform every command takes.
   EXPECT_EQ(cli("platforms").code, 0);
-  const Outcome s = cli(std::string("simulate " GPURT_SOURCE_DIR "/examples/calibration/switch.json --platform ") +
-                        path("fit.json") + " --out " + path("s"));
+  const Outcome s =
+      cli(std::string("simulate " GPURT_SOURCE_DIR "/examples/calibration/switch.json --platform ") +
+          path("fit.json") + " --out " + path("s"));
   EXPECT_EQ(s.code, 0) << s.err;
 }
 
 TEST_F(CalibrateCli, MissingMeasurementsAndUnknownParametersExitTwoWithoutOutput) {
   std::filesystem::create_directories(path("empty"));
-  const Outcome a = cli("calibrate --platform rtx3060ti --configs " GPURT_SOURCE_DIR
-                        "/examples/calibration --measured " +
-                        path("empty") + " --out " + path("fit.json"));
+  const Outcome a =
+      cli("calibrate --platform rtx3060ti --configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
+          path("empty") + " --out " + path("fit.json"));
   EXPECT_EQ(a.code, 2);
   EXPECT_NE(a.err.find("--measured"), std::string::npos) << a.err;
-  const Outcome b = cli("calibrate --platform rtx3060ti --fit warp --measured " + path("empty") + " --configs " +
-                        path("empty") + " --out " + path("fit.json"));
+  const Outcome b = cli("calibrate --platform rtx3060ti --fit warp --measured " + path("empty") +
+                        " --configs " + path("empty") + " --out " + path("fit.json"));
   EXPECT_EQ(b.code, 2);
   EXPECT_FALSE(std::filesystem::exists(path("fit.json")));
 }

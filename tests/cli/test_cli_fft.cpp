@@ -39,7 +39,8 @@ TEST_F(FftCli, GenerateSignalWritesEightBytesASampleAndTheSameBytesForTheSameSee
 TEST_F(FftCli, GenerateSignalRejectsBadOptionsWithoutWriting) {
   EXPECT_EQ(cli("generate signal --samples 0 --out " + path("x.cf32")).code, 2);
   EXPECT_EQ(cli("generate signal --snr 200 --out " + path("x.cf32")).code, 2);
-  EXPECT_EQ(cli("generate signal --samples 16 --out " + path("no/such/dir/x.cf32")).code, 2);  // checked first
+  EXPECT_EQ(cli("generate signal --samples 16 --out " + path("no/such/dir/x.cf32")).code,
+            2);  // checked first
   EXPECT_FALSE(exists("x.cf32"));
 }
 

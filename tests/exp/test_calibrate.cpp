@@ -19,7 +19,8 @@ std::vector<CalibrationCase> measured_under(const Platform& hidden, std::uint64_
   for (const char* name : {"isolated", "spread", "switch", "coresidence"}) {
     CalibrationCase c;
     c.name = name;
-    c.scenario = load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration/" + name + ".json", hidden);
+    c.scenario =
+        load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration/" + name + ".json", hidden);
     SimulateOptions so;
     so.model_seed = seed;
     c.measured = simulate(c.scenario, hidden, so).trace;
@@ -51,7 +52,8 @@ TEST(Calibrate, RoundTripRecoversHiddenParametersWithinTheStatedTolerance) {
   EXPECT_EQ(r.residuals.size(), 3u * 6);  // p10, mean and p90 of six instances
   EXPECT_GT(r.evaluations, 100);
   std::printf("fitted %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
-              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error, r.evaluations);
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error,
+              r.evaluations);
 }
 
 TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
@@ -66,7 +68,8 @@ TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
   EXPECT_NEAR(r.params.spread_cost, 0.01, 0.01);
   EXPECT_NEAR(r.params.jitter, 0.02, 0.02);
   std::printf("fitted %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
-              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error, r.evaluations);
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error,
+              r.evaluations);
 }
 
 TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {

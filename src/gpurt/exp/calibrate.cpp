@@ -33,7 +33,9 @@ std::map<std::string, Stats> block_statistics(const Trace& trace) {
     std::sort(d.begin(), d.end());
     double sum = 0;
     for (double x : d) sum += x;
-    const auto at = [&](double q) { return d[static_cast<std::size_t>(q * static_cast<double>(d.size() - 1))]; };
+    const auto at = [&](double q) {
+      return d[static_cast<std::size_t>(q * static_cast<double>(d.size() - 1))];
+    };
     if (at(0.1) > 0) out[inst.log_name] = {at(0.1), sum / static_cast<double>(d.size()), at(0.9)};
   }
   return out;
@@ -45,7 +47,8 @@ double& field(PerfParams& p, const std::string& name) {
   if (name == "coresidence_cost") return p.coresidence_cost;
   if (name == "spread_cost") return p.spread_cost;
   if (name == "jitter") return p.jitter;
-  throw Error(fmt::format("calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter)", name));
+  throw Error(
+      fmt::format("calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter)", name));
 }
 constexpr double kUpper = 1.0;  // every fitted fraction is searched in [0, 1]
 

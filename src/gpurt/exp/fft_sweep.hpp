@@ -39,8 +39,8 @@ struct FftSweepOptions {
   /// within 5 %, seed-dependent); docs/fft.md "How many trials".
   int trials = 10;
   int jobs = 50;
-  Nanos max_gap{5'000};          ///< host time between a task's jobs: uniform in [0, max_gap]
-  FftProfileOptions profile;     ///< runs, ρ, batch, model (log2_sizes/copies are set per point)
+  Nanos max_gap{5'000};       ///< host time between a task's jobs: uniform in [0, max_gap]
+  FftProfileOptions profile;  ///< runs, ρ, batch, model (log2_sizes/copies are set per point)
   std::uint64_t seed = 1;
   FftSweepBackend backend;
 };
