@@ -296,8 +296,10 @@ TEST_F(BenchCli, GpuBackendRefusesSimulatorOnlyPluginsAndPerKernelMasks) {
                         "gtx1080ti --out " +
                         path("m"));
   EXPECT_EQ(m.code, 2);
+#ifdef GPURT_HAVE_CUDA  // without CUDA the gpu backend has no plugins, and says it was built without CUDA
   EXPECT_NE(m.err.find("benchmarks[0].filename = mandelbrot: has no GPU implementation"), std::string::npos)
       << m.err;
+#endif
   const Outcome k = cli("bench " GPURT_SOURCE_DIR
                         "/examples/examiner/multikernel_keys.json --backend gpu "
                         "--platform gtx1080ti --out " +

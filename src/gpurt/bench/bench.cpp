@@ -38,11 +38,13 @@ Scenario load_bench_scenario(const std::string& path, const Platform& platform, 
   Scenario s = parse_scenario(load_json_file(path), path, platform, accepted);
   // What only the simulator models is refused before anything runs (exit 2), not found missing
   // by a worker (exit 1): plugins without a GPU implementation, and per-kernel masks.
+  // (Built without CUDA there are no GPU plugins at all; check_for_gpu then says so.)
   std::vector<std::string> runnable = gpu_plugins().names();
+  const bool have_plugins = !runnable.empty();
   runnable.insert(runnable.end(), accepted.begin(), accepted.end());
   for (std::size_t i = 0; i < s.instances.size(); ++i) {
     const ScenarioInstance& inst = s.instances[i];
-    if (std::find(runnable.begin(), runnable.end(), inst.plugin) == runnable.end()) {
+    if (have_plugins && std::find(runnable.begin(), runnable.end(), inst.plugin) == runnable.end()) {
       throw InputError(path, fmt::format("benchmarks[{}].filename", i), inst.plugin,
                        "has no GPU implementation in gpurt (the simulator models it: --backend sim)");
     }
