@@ -96,6 +96,11 @@ TEST(ShmHeader, SmlpOpenRefusesACraftedUnitCount) {
 // the segment: the count is clamped to 1..256, and a request with more distinct sizes than that
 // is refused instead of overflowing.
 TEST(ShmHeader, ACountChangedAfterOpenStaysInBounds) {
+#ifndef NDEBUG
+  // Debug builds assert the segment's invariants on every operation (shm_lock.cpp
+  // check_invariants), which this test breaks on purpose; release builds must stay in bounds.
+  GTEST_SKIP() << "debug build: the invariant assertions stop a deliberately corrupted segment";
+#endif
   const std::string name = gpurt::test::unique_name("smlpafter");
   gpurt_smlp* lock = gpurt_smlp_open(name.c_str(), 8, GPURT_POLICY_FIFO);
   ASSERT_NE(lock, nullptr) << gpurt_last_error();
