@@ -25,6 +25,7 @@ demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target gpurt_cli
 	$(GPURT) analyze smlp examples/smlp/cufft-rtx3060ti.json
 	@echo
+	mkdir -p $(BUILD)/demo
 	$(GPURT) simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out $(BUILD)/demo \
 	  --svg $(BUILD)/demo/timeline.svg --perfetto $(BUILD)/demo/timeline.perfetto.json
 	@echo
