@@ -57,4 +57,20 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
 
 FifoSystem load_fifo_system(const std::string& path) { return parse_fifo_system(load_json_file(path), path); }
 
+Json to_json(const FifoSystem& s) {
+  Json tasks = Json::array();
+  for (const FifoTask& t : s.tasks) {
+    tasks.push_back(Json{{"name", t.name},
+                         {"wcet", from_nanos(t.wcet, s.time_unit)},
+                         {"period", from_nanos(t.period, s.time_unit)},
+                         {"grid", t.grid},
+                         {"block", t.block}});
+  }
+  return Json{{"format", "gpurt/fifo@1"},
+              {"time_unit", std::string(to_string(s.time_unit))},
+              {"gpu_threads", s.gpu_threads},
+              {"max_block", s.max_block},
+              {"tasks", std::move(tasks)}};
+}
+
 }  // namespace gpurt

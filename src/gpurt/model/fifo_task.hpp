@@ -35,5 +35,7 @@ struct FifoSystem {
 /// platform's max_threads_per_block. Throws InputError.
 FifoSystem parse_fifo_system(const Json& document, const std::string& file);
 FifoSystem load_fifo_system(const std::string& path);
+/// The file form (times in its time_unit, explicit gpu_threads and max_block); parse reads it back.
+Json to_json(const FifoSystem& system);
 
 }  // namespace gpurt
