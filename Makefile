@@ -4,7 +4,7 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 GPURT      := ./$(BUILD)/gpurt
 
-.PHONY: all setup configure build demo test sanitize tsan install-check fuzz clean
+.PHONY: all setup configure build demo test sanitize tsan install-check fuzz clean docs-check
 
 all: build
 
@@ -33,6 +33,12 @@ demo: configure
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The commands README.md and docs/*.md show, run and checked against the exit status and the
+# numbers the docs quote (scripts/docs-check; seconds). Needs only the gpurt program.
+docs-check: configure
+	cmake --build $(BUILD) -j $(JOBS) --target gpurt_cli
+	scripts/docs-check --gpurt $(GPURT)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole suite (CPU code only).
 sanitize: setup
