@@ -1,6 +1,7 @@
 # Runtime layer tests (locks, partition backends); included from tests/CMakeLists.txt.
 gpurt_test(test_runtime_locks runtime/test_lock_api.cpp runtime/test_lock_stress.cpp
-           runtime/test_lock_robust.cpp runtime/test_kx.cpp runtime/test_shm_header.cpp)
+           runtime/test_lock_robust.cpp runtime/test_kx.cpp runtime/test_shm_header.cpp
+           runtime/test_lock_wake.cpp)
 gpurt_test(test_runtime_partition runtime/test_amd_cu_mask.cpp runtime/test_amd_hip.cpp
            runtime/test_gpu_partition.cpp runtime/test_fft_job.cpp)
 
