@@ -147,5 +147,32 @@ TEST(PbsSeed, Example3_12MergeAndSplit) {
   EXPECT_EQ(plain.table.front().end.count(), 10);
 }
 
+// Pruning (Algorithm 1: a job that ends after its deadline cuts the path) at the nanosecond:
+// a job ending exactly at its deadline meets it; one ending a nanosecond later misses.
+// t1 (C 9, D 9) alone is schedulable; with C 10 it is not. With t2 (C 2, T = D = 20) beside
+// it, {t1, t2} co-running in 10 ns would meet both deadlines only if D1 were 10, so GPUSched
+// must run t1 alone first ([0, 9]), then t2 ([9, 11]).
+PbsSystem deadline_system(int c1) {
+  const Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [
+      {"name": "t1", "period": 20, "deadline": 9, "wcet": )" +
+                               std::to_string(c1) + R"(, "blocks": 1, "threads": 64},
+      {"name": "t2", "period": 20, "wcet": 2, "blocks": 1, "threads": 64}],
+    "batches": [{"tasks": ["t1", "t2"], "completion": 10}]})");
+  return parse_pbs_system(doc, "deadline.json");
+}
+
+TEST(PbsSeed, AJobEndingExactlyAtItsDeadlineMeetsIt) {
+  const PbsResult met = analyse_pbs(deadline_system(9), {.policy = PbsPolicy::gpusched});
+  ASSERT_TRUE(met.schedulable);
+  ASSERT_EQ(met.table.size(), 2u);
+  EXPECT_EQ(met.table[0].jobs, (std::vector<PbsJobRef>{{0, 0}}));
+  EXPECT_EQ(met.table[0].end.count(), 9);
+  EXPECT_EQ(met.table[1].end.count(), 11);
+  const PbsResult late = analyse_pbs(deadline_system(10), {.policy = PbsPolicy::gpusched});
+  EXPECT_FALSE(late.schedulable);
+  EXPECT_TRUE(late.complete);
+}
+
 }  // namespace
 }  // namespace gpurt

@@ -111,6 +111,28 @@ TEST(SmlpAnalysis, ThreeTaskSystemComputedByHand) {
   EXPECT_TRUE(o.schedulable);
 }
 
+// Lemma 2's verdict: schedulable iff the bound is <= the deadline, so a bound equal to its
+// deadline is schedulable. H = 2, L_a = 30, L_b = 20 (one size each): B_a = 20/2 = 10,
+// R_a = 40 = D_a; B_b = 30/2 = 15, R_b = 35 = D_b. One nanosecond less of deadline fails.
+TEST(SmlpAnalysis, ResponseBoundEqualToTheDeadlineIsSchedulable) {
+  SmlpSystem s;
+  s.platform = toy(2);
+  s.time_unit = TimeUnit::ns;
+  s.tasks = {{"a", {Nanos{30}}, std::nullopt, std::nullopt, Nanos{40}},
+             {"b", {Nanos{20}}, std::nullopt, std::nullopt, Nanos{35}}};
+  const SmlpResult r = analyse_smlp(s);
+  EXPECT_EQ(r.tasks[0].response_bound, Nanos{40});
+  EXPECT_EQ(r.tasks[1].response_bound, Nanos{35});
+  EXPECT_TRUE(r.tasks[0].schedulable);
+  EXPECT_TRUE(r.tasks[1].schedulable);
+  EXPECT_TRUE(r.schedulable);
+  s.tasks[1].deadline = Nanos{34};
+  const SmlpResult late = analyse_smlp(s);
+  EXPECT_TRUE(late.tasks[0].schedulable);
+  EXPECT_FALSE(late.tasks[1].schedulable);
+  EXPECT_FALSE(late.schedulable);
+}
+
 TEST(SmlpAnalysis, SingleTaskHasNoBlocking) {
   SmlpSystem s;
   s.platform = toy(2);
