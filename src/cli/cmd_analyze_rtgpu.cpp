@@ -58,8 +58,8 @@ std::string rtgpu_table(const RtgpuSystem& s, const RtgpuResult& r, const std::s
     Nanos gpu{0};
     for (const TimeBounds& g : x.bounds.gpu) gpu += g.hi;
     t.add({x.name, std::to_string(x.priority),
-           r.method == RtgpuMethod::self_suspension ? "all" : std::to_string(x.virtual_sms),
-           format_time(gpu, u), maybe(x.bounds.r1, u), maybe(x.bounds.r2, u), maybe(x.bounds.response, u),
+           uses_whole_gpu(r.method) ? "all" : std::to_string(x.virtual_sms), format_time(gpu, u),
+           maybe(x.bounds.r1, u), maybe(x.bounds.r2, u), maybe(x.bounds.response, u),
            format_time(x.bounds.lower, u), format_time(x.deadline, u),
            !x.analysable          ? "n/a"
            : x.bounds.schedulable ? "yes"
@@ -67,7 +67,7 @@ std::string rtgpu_table(const RtgpuSystem& s, const RtgpuResult& r, const std::s
   }
   out += t.render();
   out += fmt::format("\nschedulable: {}", r.schedulable ? "yes" : "NO");
-  if (r.method != RtgpuMethod::self_suspension) {
+  if (!uses_whole_gpu(r.method)) {
     out += fmt::format(
         " ({} analyses; {})", r.allocations_tried,
         r.allocation_found ? "allocation found" : "no allocation works; shown: where the search stopped");
@@ -85,6 +85,8 @@ void run_rtgpu(const RtgpuArgs& a) {
     options.method = RtgpuMethod::rtgpu;
   } else if (a.method == "self-suspension") {
     options.method = RtgpuMethod::self_suspension;
+  } else if (a.method == "gcaps-rr") {
+    options.method = RtgpuMethod::gcaps_rr;
   } else {
     options.method = RtgpuMethod::stgm;
   }
@@ -201,8 +203,8 @@ void add_analyze_rtgpu(CLI::App& analyze) {
       "Example:\n  gpurt analyze rtgpu examples/rtgpu/two-tasks.json --method rtgpu --search exact --json");
   auto args = std::make_shared<RtgpuArgs>();
   rtgpu->add_option("FILE", args->file, "gpurt/rtgpu@1 task file")->required();
-  rtgpu->add_option("--method", args->method, "rtgpu (default), self-suspension or stgm")
-      ->check(CLI::IsMember({"rtgpu", "self-suspension", "stgm"}));
+  rtgpu->add_option("--method", args->method, "rtgpu (default), self-suspension, stgm or gcaps-rr")
+      ->check(CLI::IsMember({"rtgpu", "self-suspension", "stgm", "gcaps-rr"}));
   rtgpu->add_option("--search", args->search, "SM allocation search: exact (default), greedy or brute")
       ->check(CLI::IsMember({"brute", "greedy", "exact"}));
   rtgpu->add_flag("--json", args->json, "Print JSON instead of a table");

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/analysis/rtgpu_gcaps.hpp"
 #include "gpurt/core/error.hpp"
 
 namespace gpurt {
@@ -120,6 +121,32 @@ TEST(RtgpuBaselines, SelfSuspensionByHand) {
   // R1 = 13 + 4 + 4 = 21. R2 = 13 + 4 + W(R2): 17 → 17 + 4 = 21 → 21.
   EXPECT_EQ(*b[1].r1, ms(21));
   EXPECT_EQ(*b[1].r2, ms(21));
+}
+
+TEST(RtgpuBaselines, GcapsInterleaveEq3) {
+  // GCAPS eq. (3), L = 1024 us, θ = 200 us: I(ν, G) = (L + θ)·ν·ceil(G/L).
+  const GcapsRrParams p;
+  EXPECT_EQ(gcaps_interleave(2, us(1024), p), us(2448));  // 1224 · 2 · 1
+  EXPECT_EQ(gcaps_interleave(2, us(1025), p), us(4896));  // 1224 · 2 · 2 (one slice more)
+  EXPECT_EQ(gcaps_interleave(0, ms(5), p), Nanos{0});     // no other GPU context
+}
+
+TEST(RtgpuBaselines, GcapsRoundRobinByHand) {
+  const RtgpuSystem s = parse(kPair);
+  const std::vector<int> ignored{1, 1};
+  const auto b = analyse_rtgpu_allocation(s, RtgpuMethod::gcaps_rr, ignored);
+  // Whole GPU (2 SMs = 4 virtual): GR = 4/4 = 1. Ge_A = 1 + 1 + 1 = 3, Ge_B = 3 + 1 + 3 = 7.
+  // A: ν = 1 (B), I = 1.224 · 1 · ceil(3/1.024) = 1.224 · 3 = 3.672. R_A = C 2 + G 3 + 3.672 = 8.672.
+  EXPECT_EQ(*b[0].response, us(8672));
+  // B: I = 1.224 · ceil(7/1.024) = 1.224 · 7 = 8.568; base = 4 + 7 + 8.568 = 19.568.
+  // Eq. (8): J_A = R_A − C_A = 6.672; R = 19.568 + ceil((R + 6.672)/20) · 2:
+  // 19.568 → (26.24/20 → 2) 23.568 → (30.24/20 → 2) 23.568.
+  EXPECT_EQ(*b[1].response, us(23568));
+  EXPECT_TRUE(b[1].schedulable);
+  // The whole-GPU methods ignore the allocation: the search reports every task on the GPU.
+  const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::gcaps_rr, RtgpuSearch::exact});
+  EXPECT_TRUE(r.schedulable);
+  EXPECT_EQ(r.tasks[1].virtual_sms, 4);
 }
 
 TEST(RtgpuLemmas52And54, MinimumInterArrivalCases) {

@@ -43,7 +43,7 @@ TEST(RtgpuSweep, CountsAreTheAnalysisVerdicts) {
   EXPECT_EQ(points[1].accepted, expected);
   EXPECT_EQ(points[1].sets, 12);
   const std::string csv = to_csv(points, o.methods);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "utilization,sets,rtgpu,self-suspension,stgm");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr");
 }
 
 }  // namespace

@@ -18,7 +18,12 @@ enum class RtgpuMethod {
   rtgpu,            ///< §5: federated GPU, FP bus (Lemmas 5.2-5.3), FP CPU (5.4-5.5), Theorem 5.6
   self_suspension,  ///< §6 baseline [47]: copy+kernel+copy as one non-preemptive suspension, whole GPU
   stgm,             ///< §6 baseline [38]: federated GPU, CPU busy-waits through copies and kernels
+  gcaps_rr,  ///< GCAPS (ECRTS 2024) §6.2.2: default time-sliced round-robin GPU, whole GPU, suspending
 };
+/// True for the methods without an SM allocation (every kernel on the whole GPU).
+constexpr bool uses_whole_gpu(RtgpuMethod m) {
+  return m == RtgpuMethod::self_suspension || m == RtgpuMethod::gcaps_rr;
+}
 enum class RtgpuSearch {
   brute,   ///< Algorithm 2: every allocation GN_i >= 1, Σ GN_i <= GN (the reference)
   greedy,  ///< §5.5: start at 1 SM each, add one SM to every task that misses its deadline

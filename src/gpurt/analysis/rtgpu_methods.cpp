@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/analysis/rtgpu_gcaps.hpp"
 #include "gpurt/core/error.hpp"
 
 namespace gpurt {
@@ -164,6 +165,8 @@ RtgpuTaskBounds rtgpu_task_bounds(const RtgpuSystem& s, std::span<const std::siz
       return bounds_rtgpu(s, order, rank, by_rank, true);
     case RtgpuMethod::stgm:
       return bounds_stgm(s, order, rank, by_rank);
+    case RtgpuMethod::gcaps_rr:
+      return gcaps_rr_task_bounds(s, order, rank);
   }
   throw Error("rtgpu_task_bounds: unknown method");
 }

@@ -45,6 +45,8 @@ std::string_view to_string(RtgpuMethod m) {
       return "self-suspension";
     case RtgpuMethod::stgm:
       return "stgm";
+    case RtgpuMethod::gcaps_rr:
+      return "gcaps-rr";
   }
   return "?";
 }
@@ -168,7 +170,7 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
   const std::size_t n = search.n();
   std::vector<int> by_rank(n, 1);
   bool found = false;
-  if (options.method == RtgpuMethod::self_suspension) {
+  if (uses_whole_gpu(options.method)) {
     // No allocation: every kernel runs on the whole GPU, one at a time.
     std::fill(by_rank.begin(), by_rank.end(), system.platform.sms);
     found = search.all_ok(by_rank);
@@ -222,7 +224,7 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
     out.virtual_sms = by_rank[r] * system.virtual_sms_per_sm;
     out.deadline = t.deadline;
     out.bounds = rtgpu_task_bounds(system, search.order, r, by_rank, options.method);
-    if (static_cast<int>(n) > search.total && options.method != RtgpuMethod::self_suspension) {
+    if (static_cast<int>(n) > search.total && !uses_whole_gpu(options.method)) {
       out.bounds.schedulable = false;
       out.bounds.reason =
           fmt::format("{} tasks but only {} SMs: federated scheduling needs one each", n, search.total);

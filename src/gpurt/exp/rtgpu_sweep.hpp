@@ -18,7 +18,8 @@ struct RtgpuSweepOptions {
   std::vector<double> utilizations;  ///< the x axis
   int sets_per_point = 100;          ///< §6.1: 100 task sets a point
   std::uint64_t seed = 1;
-  std::vector<RtgpuMethod> methods{RtgpuMethod::rtgpu, RtgpuMethod::self_suspension, RtgpuMethod::stgm};
+  std::vector<RtgpuMethod> methods{RtgpuMethod::rtgpu, RtgpuMethod::self_suspension, RtgpuMethod::stgm,
+                                   RtgpuMethod::gcaps_rr};
   RtgpuSearch search = RtgpuSearch::exact;
   int threads = 0;  ///< 0: oneTBB's default
 };
