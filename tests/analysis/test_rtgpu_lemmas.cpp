@@ -149,6 +149,76 @@ TEST(RtgpuBaselines, GcapsRoundRobinByHand) {
   EXPECT_EQ(r.tasks[1].virtual_sms, 4);
 }
 
+// The two systems docs/rtgpu.md works by hand to explain where the Figs. 8-11 ordering
+// (RTGPU >= self-suspension >= STGM) does not appear. Both: 2 physical SMs (4 virtual), H of
+// priority 1 with T = D = 100, CL 1 + 1, ML 1 + 1, one kernel (α 1, GL 0).
+// Cause A: per-segment charging. H's kernel GW 1; K: CL 1 x3, ML 1 x4, two kernels GW 1, T = D = 15.
+const char* kCauseA = R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+  "platform": {"preset": "gtx1080ti", "sms": 2},
+  "tasks": [
+    {"name": "H", "period": 100, "priority": 1, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+     "gpu": [{"work": [1, 1], "overhead": 0, "alpha": 1}]},
+    {"name": "K", "period": 15, "priority": 2, "cpu": [[1, 1], [1, 1], [1, 1]],
+     "copy": [[1, 1], [1, 1], [1, 1], [1, 1]],
+     "gpu": [{"work": [1, 1], "overhead": 0, "alpha": 1}, {"work": [1, 1], "overhead": 0, "alpha": 1}]}]})";
+
+TEST(RtgpuFigureCauses, PerSegmentChargingLetsStgmWinAtLowUtilisation) {
+  const RtgpuSystem s = parse(kCauseA);  // U = 5/100 + 9/15 = 0.65
+  const std::vector<int> one_each{1, 1};
+  const auto rt = analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, one_each);
+  // RTGPU, K: each of its 4 copies sees H's 2 copies (H's bus view: copies at 0 and 1.5):
+  // MR = 1 → 2 → 1 + 1.5 = 2.5 → 3 → 3, so Σ MR^ = 12. Each of its 3 CPU segments sees H's
+  // carried-in CL^1 and next CL^0 (first-job gap T − D = 0): CR = 1 → 2 → 3, Σ CR^ = 9.
+  // R1 = GR^ 0.5 + 0.5 + 12 + 9 = 22; R2 = 13 + 3 + 2 = 18 > 15 (iteration stops).
+  EXPECT_EQ(*rt[1].copy_hi[0], ms(3));
+  EXPECT_EQ(*rt[1].cpu_hi[0], ms(3));
+  EXPECT_EQ(*rt[1].r1, ms(22));
+  EXPECT_FALSE(rt[1].r2.has_value());
+  EXPECT_FALSE(rt[1].schedulable);
+  // STGM, K: C_K = 3 + 4 + 1 = 8; C_H = 2 + 2 + 0.5 + 2 copies x K's copy 1 = 6.5, counted once
+  // (T_H = 100): R = 8 + 6.5 = 14.5 <= 15.
+  const auto st = analyse_rtgpu_allocation(s, RtgpuMethod::stgm, one_each);
+  EXPECT_EQ(*st[1].response, us(14500));
+  EXPECT_TRUE(st[1].schedulable);
+  // Self-suspension, K: device segments 1 + 0.25 + 1 = 2.25, each sees H's device segment twice
+  // (carry-in): DR = 6.75, Σ = 13.5; CR = 3 each: R1 = 13.5 + 9 = 22.5.
+  const auto ss = analyse_rtgpu_allocation(s, RtgpuMethod::self_suspension, one_each);
+  EXPECT_EQ(*ss[1].r1, us(22500));
+  // GCAPS: R_H = 2 + 2.25 + 1.224·3 = 7.922, J_H = 5.922; K: 3 + 4.5 + 2·3.672 = 14.844,
+  // + ceil((14.844 + 5.922)/100)·2 = 16.844 > 15.
+  const auto gc = analyse_rtgpu_allocation(s, RtgpuMethod::gcaps_rr, one_each);
+  EXPECT_EQ(*gc[0].response, us(7922));
+  EXPECT_FALSE(gc[1].response.has_value());
+}
+
+// Cause B: federated SMs slow a big kernel. H's kernel GW 2; K: CL 1 + 1, ML 1 + 1, one kernel
+// GW 40, T = D = 24.
+const char* kCauseB = R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+  "platform": {"preset": "gtx1080ti", "sms": 2},
+  "tasks": [
+    {"name": "H", "period": 100, "priority": 1, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+     "gpu": [{"work": [2, 2], "overhead": 0, "alpha": 1}]},
+    {"name": "K", "period": 24, "priority": 2, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+     "gpu": [{"work": [40, 40], "overhead": 0, "alpha": 1}]}]})";
+
+TEST(RtgpuFigureCauses, FederatedSplitLetsSelfSuspensionWin) {
+  const RtgpuSystem s = parse(kCauseB);
+  // RTGPU: H needs >= 1 SM, so K gets 1 SM = 2 virtual: GR_K = 40/2 = 20, and K's lower bound
+  // alone is 2 + 2 + 20 = 24 = D. R1 = 20 + MR 2 + 2 + CR 3 + 3 = 30 > 24.
+  const RtgpuResult rt = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::brute});
+  EXPECT_FALSE(rt.schedulable);
+  EXPECT_EQ(*rt.tasks[1].bounds.r1, ms(30));
+  // Self-suspension: whole GPU, GR_K = 40/4 = 10, device segment 12; H's device 2.5 twice:
+  // DR = 12 → 17 → 17; R2 = 17 + 2 + CW_H(R2) 4 = 23 <= 24.
+  const RtgpuResult ss = analyse_rtgpu(s, {RtgpuMethod::self_suspension, RtgpuSearch::exact});
+  EXPECT_TRUE(ss.schedulable);
+  EXPECT_EQ(*ss.tasks[1].bounds.copy_hi[0], ms(17));
+  EXPECT_EQ(*ss.tasks[1].bounds.response, ms(23));
+  // STGM: C_K = 2 + 2 + 20 = 24 already; + C_H 7 > 24. GCAPS: 2 + 12 + 1.224·12 = 28.688 > 24.
+  EXPECT_FALSE(analyse_rtgpu(s, {RtgpuMethod::stgm, RtgpuSearch::brute}).schedulable);
+  EXPECT_FALSE(analyse_rtgpu(s, {RtgpuMethod::gcaps_rr, RtgpuSearch::exact}).schedulable);
+}
+
 TEST(RtgpuLemmas52And54, MinimumInterArrivalCases) {
   // m = 3, T = 100, D = 80; CL lo 1, 2, 3 (hi 10, 20, 30); ML lo 1..4 (hi 4..7); GR lo 5, 6.
   RtgpuTask t;

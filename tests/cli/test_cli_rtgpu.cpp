@@ -37,6 +37,14 @@ TEST_F(RtgpuCli, MethodsAndSearches) {
   const Outcome table = cli("analyze rtgpu " + kPair + " --method self-suspension");
   ASSERT_EQ(table.code, 0) << table.err;
   EXPECT_NE(table.out.find("schedulable: yes"), std::string::npos) << table.out;
+  // GCAPS round robin: whole GPU for both (4 virtual SMs), bounds 8.672 and 23.568 (worked in
+  // test_rtgpu_lemmas' GcapsRoundRobinByHand).
+  const Outcome rr = cli("analyze rtgpu " + kPair + " --method gcaps-rr --json");
+  ASSERT_EQ(rr.code, 0) << rr.err;
+  const gpurt::Json j = gpurt::Json::parse(rr.out);
+  EXPECT_EQ(j["method"], "gcaps-rr");
+  EXPECT_EQ(j["allocation"]["B"], 4);
+  EXPECT_EQ(j["tasks"][1]["response_bound"], 23.568);
 }
 
 TEST_F(RtgpuCli, CheckExitsOneWhenUnschedulable) {
