@@ -13,6 +13,10 @@ namespace gpurt::cli {
 /// The GPUSched vertex cap of `analyze pbs` and `simulate-table` unless --max-vertices raises it:
 /// about 0.5 GB and a few minutes at most (equal-period task sets can need far more).
 constexpr std::uint64_t kCliMaxVertices = 1'000'000;
+/// The GPUSched time budget of `analyze pbs` unless --max-seconds changes it (0 = none): a
+/// 32-task set of equal periods creates about 10^4 vertices a second (issue 17), so the vertex
+/// cap alone would let it run for minutes.
+constexpr double kCliMaxSeconds = 30;
 
 namespace {
 
@@ -22,7 +26,9 @@ struct PbsArgs {
   bool json = false;
   bool check = false;
   bool explore_all = false;
+  bool no_merge = false;
   std::uint64_t max_vertices = kCliMaxVertices;
+  double max_seconds = kCliMaxSeconds;
 };
 
 std::string job_name(const PbsSystem& s, const PbsJobRef& j) {
@@ -56,6 +62,7 @@ Json pbs_json(const PbsSystem& s, const PbsResult& r) {
   }
   Json out{{"schedulable", r.schedulable}, {"policy", std::string(to_string(r.policy))}};
   out["complete"] = r.complete;
+  if (!r.complete) out["stopped_by"] = r.stopped_by;
   out["hyperperiod"] = from_nanos(r.hyperperiod, u);
   out["table"] = std::move(table);
   if (r.first_miss) {
@@ -79,7 +86,7 @@ std::string pbs_text(const PbsSystem& s, const PbsResult& r, const std::string& 
   }
   if (!r.table.empty()) out += t.render() + "\n";
   out += fmt::format("schedulable: {}{}\n", r.schedulable ? "yes" : "NO",
-                     r.complete ? "" : " (search stopped at --max-vertices: not proven)");
+                     r.complete ? "" : fmt::format(" (search stopped at --{}: not proven)", r.stopped_by));
   if (r.first_miss) out += fmt::format("first deadline miss: {}\n", job_name(s, *r.first_miss));
   const PbsStats& st = r.stats;
   out += fmt::format(
@@ -97,8 +104,12 @@ void run_pbs(const PbsArgs& a) {
                      "must be gpusched, edf-serial, edf-parallel or gpusched-reference");
   }
   const PbsSystem system = load_pbs_system(a.file);
-  const PbsResult result = analyse_pbs(
-      system, PbsOptions{.policy = *policy, .explore_all = a.explore_all, .max_vertices = a.max_vertices});
+  const PbsResult result =
+      analyse_pbs(system, PbsOptions{.policy = *policy,
+                                     .explore_all = a.explore_all,
+                                     .max_vertices = a.max_vertices,
+                                     .max_seconds = a.max_seconds,
+                                     .merge = a.no_merge ? PbsMerge::none : PbsMerge::dominated});
   // Everything is computed before anything is printed: bad input never yields partial output.
   if (a.json) {
     fmt::print("{}\n", pbs_json(system, result).dump(2));
@@ -107,10 +118,13 @@ void run_pbs(const PbsArgs& a) {
   }
   if (!result.complete) {
     std::fflush(stdout);
-    fmt::print(stderr,
-               "gpurt: error: GPUSched stopped at --max-vertices {} without an answer (not proven); raise "
-               "--max-vertices for a longer search\n",
-               a.max_vertices);
+    const bool by_time = result.stopped_by == "max-seconds";
+    fmt::print(stderr, "gpurt: error: GPUSched stopped at --{} {} {}; raise --{} for a longer search\n",
+               result.stopped_by, by_time ? fmt::format("{}", a.max_seconds) : std::to_string(a.max_vertices),
+               a.explore_all && result.schedulable ? "before the whole graph was explored (the table is not "
+                                                     "proven the earliest-ending one)"
+                                                   : "without an answer (not proven)",
+               result.stopped_by);
     exit_status() = 1;
   }
   if (a.check && !result.schedulable) exit_status() = 1;
@@ -138,6 +152,12 @@ void add_analyze_pbs(CLI::App& analyze) {
   pbs->add_option("--max-vertices", args->max_vertices,
                   "GPUSched: stop after creating this many vertices, then exit 1 (default 1000000)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  pbs->add_option("--max-seconds", args->max_seconds,
+                  "GPUSched: stop after this many seconds, then exit 1 (default 30; 0 = no limit)")
+      ->check(CLI::Range(0.0, 1e9));
+  pbs->add_flag("--no-merge", args->no_merge,
+                "GPUSched: merge no vertex at all (every eligible order its own vertex: the tree of the "
+                "seed's Figure 5c 'without merging'; exponential)");
   pbs->callback([args] { run_pbs(*args); });
 }
 

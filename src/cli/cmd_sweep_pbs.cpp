@@ -63,7 +63,9 @@ SweepPlot plot_for(const PbsSweepOptions& o) {
     case PbsFigure::fig5c:
       p.title = fmt::format("PBS Figure 5c: graph size, {} tasks, U = 1, {}, {} sets", o.tasks, slow, o.sets);
       p.x_label = "vertices created, whole graph explored";
-      p.ys = {"vertices_merge", "vertices_no_merge"};
+      // merge: every domination merge; no_merge: none at all (the tree of every eligible order,
+      // stopped at --max-vertices); identical: only identical vertices merged.
+      p.ys = {"vertices_merge", "vertices_identical", "vertices_no_merge"};
       p.y_label = "fraction of task sets";
       p.log_x = true;
       p.cdf = true;

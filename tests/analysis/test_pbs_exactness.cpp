@@ -1,6 +1,7 @@
 // The fast GPUSched search against the plain Algorithm 1 (every permutation, breadth first,
 // no domination beyond identical vertices) on random small systems: the same verdict on every
-// one, and every table each returns is a valid PBS schedule.
+// one, every table each returns is a valid PBS schedule, and with --explore-all every merge
+// variant (dominated, identical, none) returns a table ending when the plain search's earliest does.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -48,15 +49,22 @@ PbsSystem random_system(Rng& rng) {
 
 TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
   Rng rng(2024);
-  int schedulable = 0, unschedulable = 0, merged_somewhere = 0, split_somewhere = 0;
+  int schedulable = 0, unschedulable = 0, merged_somewhere = 0, split_somewhere = 0, merged_schedulable = 0;
   for (int case_index = 0; case_index < 1200; ++case_index) {
     const PbsSystem s = random_system(rng);
     const PbsResult plain = analyse_pbs(s, {.policy = PbsPolicy::gpusched_reference});
     const PbsResult fast = analyse_pbs(s, {.policy = PbsPolicy::gpusched});
     const PbsResult all = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .explore_all = true});
-    const PbsResult identical_only = analyse_pbs(s, {.policy = PbsPolicy::gpusched, .merge = false});
+    const PbsResult identical_only =
+        analyse_pbs(s, {.policy = PbsPolicy::gpusched, .merge = PbsMerge::identical});
+    const PbsResult tree = analyse_pbs(s, {.explore_all = true, .merge = PbsMerge::none});
+    const PbsResult identical_all = analyse_pbs(s, {.explore_all = true, .merge = PbsMerge::identical});
     ASSERT_EQ(identical_only.schedulable, plain.schedulable) << "case " << case_index;
-    ASSERT_TRUE(plain.complete && fast.complete && all.complete);
+    ASSERT_EQ(tree.schedulable, plain.schedulable) << "case " << case_index;
+    ASSERT_TRUE(plain.complete && fast.complete && all.complete && tree.complete && identical_all.complete);
+    // No merge at all: the tree holds at least as many vertices as any merged graph.
+    ASSERT_GE(tree.stats.vertices_created, plain.stats.vertices_created) << "case " << case_index;
+    ASSERT_EQ(tree.stats.vertices_merged, 0u);
     ASSERT_EQ(fast.schedulable, plain.schedulable) << "case " << case_index << "\n" << to_json(s).dump(1);
     ASSERT_EQ(all.schedulable, plain.schedulable) << "case " << case_index;
     if (plain.schedulable) {
@@ -64,13 +72,19 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
       ASSERT_EQ(check_pbs_table(s, plain.table), "") << "case " << case_index;
       ASSERT_EQ(check_pbs_table(s, fast.table), "") << "case " << case_index;
       ASSERT_EQ(check_pbs_table(s, all.table), "") << "case " << case_index;
-      // Exploring everything finds the earliest-ending schedule, as the plain search does.
+      // Exploring everything finds the earliest-ending schedule, as the plain search does,
+      // whichever merges are made (explore-all merges into schedulable vertices too).
       ASSERT_EQ(all.table.back().end, plain.table.back().end) << "case " << case_index;
+      ASSERT_EQ(check_pbs_table(s, tree.table), "") << "case " << case_index;
+      ASSERT_EQ(tree.table.back().end, plain.table.back().end) << "case " << case_index;
+      ASSERT_EQ(identical_all.table.back().end, plain.table.back().end) << "case " << case_index;
     } else {
       ++unschedulable;
       EXPECT_TRUE(fast.table.empty());
     }
     merged_somewhere += fast.stats.vertices_merged > 0 ? 1 : 0;
+    merged_schedulable +=
+        all.stats.vertices_merged > identical_all.stats.vertices_merged && all.schedulable ? 1 : 0;
     split_somewhere += fast.stats.vertices_split > 0 ? 1 : 0;
   }
   // The sample exercises both verdicts and both reductions.
@@ -78,6 +92,7 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
   EXPECT_GT(unschedulable, 200);
   EXPECT_GT(merged_somewhere, 100);
   EXPECT_GT(split_somewhere, 20);
+  EXPECT_GT(merged_schedulable, 20);  // explore-all's Δ > 0 merges on schedulable systems
 }
 
 }  // namespace

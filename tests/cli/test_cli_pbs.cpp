@@ -69,4 +69,35 @@ TEST_F(CliPbs, BadInputExits2WithNothingOnStdout) {
   EXPECT_EQ(r.out, "");
 }
 
+// The budgets (issue 17): hitting one gives complete: false, the reason, exit 1 and a message
+// naming the option to raise — in explore-all too, where a schedule found early is not proven
+// the earliest-ending one.
+TEST_F(CliPbs, BudgetsStopWithCompleteFalseAndNameTheirOption) {
+  Outcome r = run("analyze pbs " + kFigure1 + " --explore-all --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(gpurt::Json::parse(r.out)["complete"], true);
+  r = run("analyze pbs " + kFigure1 + " --explore-all --max-vertices 3 --json");
+  EXPECT_EQ(r.code, 1);
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["stopped_by"], "max-vertices");
+  EXPECT_NE(r.err.find("raise --max-vertices"), std::string::npos) << r.err;
+  // --no-merge: the tree of every eligible order, far larger than the merged graph.
+  r = run("analyze pbs " + kFigure1 + " --explore-all --no-merge --max-vertices 100");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("search stopped at --max-vertices"), std::string::npos) << r.out;
+  // 32 tasks of equal period that all fit at once: 2^32 batches at v0; the time limit stops it.
+  std::string tasks;
+  for (int i = 0; i < 32; ++i) {
+    tasks += std::string(i ? "," : "") + "{\"name\": \"k" + std::to_string(i) +
+             "\", \"period\": 1000, \"wcet\": 10, \"blocks\": 1, \"threads\": 32}";
+  }
+  const std::string big = write("big.json", R"({"format": "gpurt/pbs@1", "time_unit": "ns",
+      "platform": "h100", "tasks": [)" + tasks + "]}");
+  r = run("analyze pbs " + big + " --max-seconds 0.3");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("stopped at --max-seconds 0.3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("raise --max-seconds"), std::string::npos) << r.err;
+}
+
 }  // namespace

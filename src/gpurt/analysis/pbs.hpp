@@ -23,16 +23,29 @@ std::string_view to_string(PbsPolicy policy);
 /// "gpusched", "gpusched-reference", "edf-serial", "edf-parallel"; nullopt otherwise.
 std::optional<PbsPolicy> parse_pbs_policy(std::string_view text);
 
+/// Which domination merges GPUSched makes (§3.5).
+enum class PbsMerge {
+  dominated,  ///< Merge/Split for every Δ >= 0 (the seed's GPUSched; default)
+  identical,  ///< only identical vertices (Δ = 0) are merged
+  /// None at all: plain Algorithm 1 depth first where every eligible submission order of every
+  /// ready subset is its own vertex and no vertex is merged, so the graph is the tree of schedule
+  /// prefixes (the "without merging" curve of the seed's Figure 5c). Exponential; for counting.
+  none,
+};
+
 struct PbsOptions {
   PbsPolicy policy = PbsPolicy::gpusched;
   /// GPUSched: do not stop at the first schedulable path; explore the whole graph and count
   /// every schedulable end vertex (the table is then the one that ends earliest).
   bool explore_all = false;
-  /// GPUSched: give up after creating this many vertices (result.complete = false).
+  /// GPUSched: give up after creating this many vertices (result.complete = false). Also
+  /// bounds memory: the fast search keeps at most one memo entry per vertex created.
   std::uint64_t max_vertices = 100'000'000;
-  /// GPUSched (fast): merge dominated vertices (Δ > 0). Off: only identical vertices are
-  /// merged — the "without merging" curve of the seed's Figure 5c.
-  bool merge = true;
+  /// GPUSched: give up after this much wall time, in seconds (result.complete = false);
+  /// 0 = no limit. Checked once per vertex and while listing eligible batches.
+  double max_seconds = 0;
+  /// GPUSched (fast): which merges to make (PbsMerge::none runs the unmerged tree walk).
+  PbsMerge merge = PbsMerge::dominated;
 };
 
 /// Job k of a task (k = 0, 1, ...; it arrives at k·period).
@@ -65,9 +78,12 @@ struct PbsStats {
 struct PbsResult {
   PbsPolicy policy = PbsPolicy::gpusched;
   bool schedulable = false;
-  /// False when GPUSched stopped at max_vertices without an answer (schedulable is then false
-  /// but not proven).
+  /// False when GPUSched stopped at max_vertices or max_seconds without an answer (schedulable
+  /// is then false but not proven; with explore_all, also when a schedule was found but the
+  /// table is not proven the earliest-ending one).
   bool complete = true;
+  /// Why complete is false: "max-vertices" or "max-seconds"; empty when complete.
+  std::string stopped_by;
   Nanos hyperperiod{0};
   /// The schedule table: GPUSched's first schedulable path (empty when unschedulable); for a
   /// baseline, its schedule up to and including the frame of its first deadline miss.

@@ -7,6 +7,9 @@
 namespace gpurt::pbs_detail {
 
 PbsResult gpusched_fast(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options);
+/// PbsMerge::none: Algorithm 1 depth first with no merge at all (every eligible order its own
+/// vertex); pbs_reference.cpp.
+PbsResult gpusched_tree(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options);
 PbsResult gpusched_reference(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options);
 PbsResult edf_baseline(const PbsSystem& system, bool parallel);
 

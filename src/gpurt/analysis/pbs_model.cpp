@@ -73,17 +73,20 @@ bool PbsOracle::eligible(std::span<const int> order) {
       break;
     }
   }
+  _bytes += key.size() + 64;
   _cache.emplace(std::move(key), ok);
   return ok;
 }
 
-const std::vector<PbsOracle::Batch>& PbsOracle::eligible_subsets(TaskMask ready) {
+const std::vector<PbsOracle::Batch>& PbsOracle::eligible_subsets(
+    TaskMask ready, const std::function<void(std::size_t)>& check) {
   ++_queries;
   if (auto it = _subsets.find(ready); it != _subsets.end()) return it->second;
   std::vector<Batch> out;
   std::unordered_set<TaskMask> found;
   std::unordered_set<std::string> seen;
   std::vector<int> order;
+  std::size_t bytes = 0;  // held by `seen` and `out` (approximate)
   // Depth-first over submission orders. Exactness of the two cuts:
   // - a prefix that is not eligible has no eligible extension: the allocator places the
   //   prefix's blocks exactly as it would alone (later jobs are submitted after them), so a
@@ -97,27 +100,26 @@ const std::vector<PbsOracle::Batch>& PbsOracle::eligible_subsets(TaskMask ready)
       if ((ready & bit) == 0 || (set & bit) != 0) continue;
       Device after = device;
       int after_next = next;
-      ++_simulations;
+      if ((++_simulations & 255) == 0 && check) check(bytes);
       if (!place_job(_system->tasks[static_cast<std::size_t>(i)], after, after_next)) continue;
       const TaskMask grown = set | bit;
-      if (!seen.insert(fingerprint(grown, after, after_next)).second) continue;
+      std::string key = fingerprint(grown, after, after_next);
+      const std::size_t key_bytes = key.size() + 64;
+      if (!seen.insert(std::move(key)).second) continue;
+      bytes += key_bytes;
       order.push_back(i);
-      if (found.insert(grown).second) out.push_back(Batch{grown, order});
+      if (found.insert(grown).second) {
+        out.push_back(Batch{grown, order});
+        bytes += sizeof(Batch) + order.size() * sizeof(int) + 32;
+      }
       self(self, grown, after, after_next);
       order.pop_back();
     }
   };
   extend(extend, 0, Device(_system->platform), 0);
+  _bytes += 64;
+  for (const Batch& b : out) _bytes += sizeof(Batch) + b.order.size() * sizeof(int);
   return _subsets.emplace(ready, std::move(out)).first->second;
-}
-
-std::size_t PbsOracle::memory_bytes() const noexcept {
-  std::size_t bytes = _cache.size() * 64;
-  for (const auto& [mask, batches] : _subsets) {
-    bytes += 64;
-    for (const Batch& b : batches) bytes += sizeof(Batch) + b.order.size() * sizeof(int);
-  }
-  return bytes;
 }
 
 PbsJobs::PbsJobs(const PbsSystem& system) : n(static_cast<int>(system.tasks.size())) {

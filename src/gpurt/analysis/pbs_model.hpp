@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -39,12 +40,16 @@ class PbsOracle {
     TaskMask set = 0;
     std::vector<int> order;
   };
-  const std::vector<Batch>& eligible_subsets(TaskMask ready);
+  /// `check`, when set, is called about every 256 allocator runs of a walk not yet cached with
+  /// the bytes that walk holds so far, and may throw to abandon it (nothing partial is
+  /// cached): the searches' time and memory budget.
+  const std::vector<Batch>& eligible_subsets(TaskMask ready,
+                                             const std::function<void(std::size_t)>& check = {});
 
   std::uint64_t queries() const noexcept { return _queries; }
   std::uint64_t simulations() const noexcept { return _simulations; }
   /// Bytes held by the caches (approximate).
-  std::size_t memory_bytes() const noexcept;
+  std::size_t memory_bytes() const noexcept { return _bytes; }
 
  private:
   const PbsSystem* _system;
@@ -52,6 +57,7 @@ class PbsOracle {
   std::unordered_map<std::string, bool> _cache;
   std::unordered_map<TaskMask, std::vector<Batch>> _subsets;
   std::uint64_t _queries = 0, _simulations = 0;
+  std::size_t _bytes = 0;
 };
 
 /// The job arithmetic of one hyperperiod, in integer nanoseconds. Job k of task i arrives at

@@ -9,7 +9,14 @@
 // already created is dropped, which §3.5 states is exact ("the two vertices are equivalent").
 // Without Merge/Split for Δ > 0 this is plain exhaustive enumeration of PBS schedules, so its
 // verdict is exact by construction; it explores the whole graph (no early stop).
+//
+// gpusched_tree (PbsMerge::none) is the same expansion depth first with no merge at all, not
+// even of identical vertices: every eligible order of every ready subset is a vertex of its own,
+// so the graph is the tree of schedule prefixes — the seed's Figure 5c "without merging" curve
+// (§6.2: 10^7 vertices by the 14th job). Memory is the path only; the vertex count is bounded
+// by max_vertices / max_seconds like the other searches.
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -40,7 +47,101 @@ void for_each_batch(int n, TaskMask ready, std::vector<int>& order, TaskMask use
   }
 }
 
+class TreeWalk {
+ public:
+  TreeWalk(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options)
+      : _options(options),
+        _jobs(jobs),
+        _oracle(system),
+        _done(static_cast<std::size_t>(jobs.n), 0),
+        _start(std::chrono::steady_clock::now()) {}
+
+  PbsResult run() {
+    PbsResult result;
+    result.policy = PbsPolicy::gpusched;
+    result.hyperperiod = Nanos{_jobs.h};
+    _stats.vertices_created = 1;
+    walk(0, 0);
+    result.schedulable = _stats.schedulable_end_vertices > 0;
+    result.complete = _stopped_by.empty() || (result.schedulable && !_options.explore_all);
+    if (!result.complete) result.stopped_by = _stopped_by;
+    result.table = std::move(_best);
+    _stats.oracle_queries = _oracle.queries();
+    _stats.oracle_simulations = _oracle.simulations();
+    _stats.peak_memory_bytes = _oracle.memory_bytes() + _path.capacity() * sizeof(PbsFrame);
+    result.stats = _stats;
+    return result;
+  }
+
+ private:
+  bool stop() const {
+    return !_stopped_by.empty() || (_stats.schedulable_end_vertices > 0 && !_options.explore_all);
+  }
+
+  // Records a spent budget in _stopped_by (then stop() is true).
+  void spend() {
+    if (_stats.vertices_created > _options.max_vertices) _stopped_by = "max-vertices";
+    if (_options.max_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - _start).count() >
+            _options.max_seconds) {
+      _stopped_by = "max-seconds";
+    }
+  }
+
+  // The vertex (t, _done) after `finished` jobs.
+  void walk(std::int64_t t, std::int64_t finished) {
+    if (finished == _jobs.total_jobs) {
+      ++_stats.schedulable_end_vertices;
+      if (_best.empty() || _path.back().end < _best.back().end) _best = _path;
+      return;
+    }
+    spend();
+    if (stop()) return;
+    TaskMask ready = _jobs.ready(t, _done);
+    if (ready == 0) {  // Algorithm 4
+      ++_stats.fast_forwards;
+      t = _jobs.next_arrival(t, _done);
+      ready = _jobs.ready(t, _done);
+    }
+    std::vector<int> order;
+    for_each_batch(_jobs.n, ready, order, 0, [&](const std::vector<int>& batch, TaskMask set) {
+      if ((++_tries & 1023) == 0) spend();
+      if (stop() || !_oracle.eligible(batch)) return;
+      ++_stats.edges;
+      const std::int64_t end = t + _jobs.completion(set);
+      bool miss = false;
+      for (int i : batch) miss = miss || end > _jobs.due(i, _done[static_cast<std::size_t>(i)]);
+      if (miss) {  // Algorithm 1 line 23
+        ++_stats.vertices_pruned;
+        return;
+      }
+      spend();
+      if (stop()) return;
+      ++_stats.vertices_created;
+      _path.push_back(make_frame(t, end, batch, _done));
+      for (int i : batch) ++_done[static_cast<std::size_t>(i)];
+      walk(end, finished + static_cast<std::int64_t>(batch.size()));
+      for (int i : batch) --_done[static_cast<std::size_t>(i)];
+      _path.pop_back();
+    });
+  }
+
+  PbsOptions _options;
+  const PbsJobs& _jobs;
+  PbsOracle _oracle;
+  std::vector<std::int32_t> _done;
+  std::vector<PbsFrame> _path, _best;
+  std::chrono::steady_clock::time_point _start;
+  PbsStats _stats;
+  std::uint64_t _tries = 0;  // orders put to the oracle
+  std::string _stopped_by;
+};
+
 }  // namespace
+
+PbsResult gpusched_tree(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options) {
+  return TreeWalk(system, jobs, options).run();
+}
 
 PbsResult gpusched_reference(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -99,11 +200,22 @@ PbsResult gpusched_reference(const PbsSystem& system, const PbsJobs& jobs, const
     });
     if (stats.vertices_created > options.max_vertices) {
       result.complete = false;
+      result.stopped_by = "max-vertices";
+      break;
+    }
+    if (options.max_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+            options.max_seconds) {
+      result.complete = false;
+      result.stopped_by = "max-seconds";
       break;
     }
   }
   result.schedulable = best >= 0;
-  if (best >= 0) result.complete = true;
+  if (best >= 0 && !options.explore_all) {  // a schedule proves the verdict
+    result.complete = true;
+    result.stopped_by.clear();
+  }
   for (std::int64_t v = best; v > 0; v = graph[static_cast<std::size_t>(v)].parent) {
     result.table.insert(result.table.begin(), graph[static_cast<std::size_t>(v)].frame);
   }

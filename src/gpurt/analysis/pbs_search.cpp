@@ -33,11 +33,22 @@
 // 5. Order: batches holding the most urgent ready job first, then shorter frames, then larger
 //    batches. Any order visits the same graph when nothing is schedulable, so the verdict is
 //    unchanged; a good order only finds a schedulable path sooner.
+// 6. Explore-all (the earliest-ending table) merges into schedulable vertices too: σ does not
+//    depend on success (pruned edges, fast-forwards and end vertices tolerate the shift alike),
+//    so every path from the merged vertex (t + Δ) is a path from the kept one with every vertex
+//    shifted by at most Δ (Lemma 3.11): it ends no earlier, and the kept vertex's subtree has
+//    already offered its earliest end. This is Algorithm 1's graph (it merges regardless of
+//    schedulability); only the count of schedulable end vertices depends on the merges.
+//
+// Costs per vertex (measured with perf on 8-task sets, issue 17): no allocation on the hot path —
+// the memo is looked up through a view of the job counts (heterogeneous lookup), each ready
+// set's batches are listed once with their completion times, pre-sorted, and the path keeps
+// (start, end, batch) and builds frames only for a new best table.
 #include <algorithm>
 #include <bit>
 #include <chrono>
 #include <limits>
-#include <tuple>
+#include <span>
 #include <unordered_map>
 
 #include "gpurt/analysis/pbs_internal.hpp"
@@ -48,18 +59,24 @@ namespace gpurt::pbs_detail {
 namespace {
 
 constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
+// Memory allowed per vertex of PbsOptions::max_vertices (a memo entry takes about 100 bytes).
+constexpr std::size_t kBytesPerVertex = 256;
 
-struct Key {
-  std::vector<std::int32_t> done;
-  TaskMask ready = 0;
-  bool operator==(const Key&) const = default;
-};
-
+// Memo key: the job count per task followed by the ready mask (as one more int32).
+using KeyView = std::span<const std::int32_t>;
 struct KeyHash {
-  std::size_t operator()(const Key& k) const noexcept {
-    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ k.ready;
-    for (std::int32_t d : k.done) h = (h ^ static_cast<std::uint32_t>(d)) * 0x100000001b3ULL;
+  using is_transparent = void;
+  std::size_t operator()(KeyView k) const noexcept {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (std::int32_t d : k) h = (h ^ static_cast<std::uint32_t>(d)) * 0x100000001b3ULL;
     return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  std::size_t operator()(const std::vector<std::int32_t>& k) const noexcept { return (*this)(KeyView(k)); }
+};
+struct KeyEq {
+  using is_transparent = void;
+  bool operator()(KeyView a, KeyView b) const noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 };
 
@@ -69,14 +86,28 @@ struct Entry {
   bool failed = true;
 };
 
+// One eligible set of a ready mask with its completion time (frame length) and witness order.
+struct Edge {
+  TaskMask set = 0;
+  std::int64_t length = 0;
+  const std::vector<int>* order = nullptr;
+};
+
+struct Stopped {};  // thrown by the budget check; caught in run()
+
 class FastSearch {
  public:
   FastSearch(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options)
-      : _options(options), _jobs(jobs), _oracle(system), _done(static_cast<std::size_t>(_jobs.n), 0) {
+      : _options(options),
+        _jobs(jobs),
+        _oracle(system),
+        _key(static_cast<std::size_t>(_jobs.n) + 1, 0),
+        _start(std::chrono::steady_clock::now()) {
     if (_jobs.total_jobs > 20'000) {
       throw Error("GPUSched: " + std::to_string(_jobs.total_jobs) +
                   " jobs in the hyperperiod (more than 20000; the search recurses once per frame)");
     }
+    _check = [this](std::size_t walk_bytes) { budget(walk_bytes); };
   }
 
   PbsResult run() {
@@ -84,9 +115,16 @@ class FastSearch {
     result.policy = PbsPolicy::gpusched;
     result.hyperperiod = Nanos{_jobs.h};
     _stats.vertices_created = 1;  // v0: t = 0, exe = ∅, ready = A(0, 0) (every task's job 0)
-    explore(0);
+    try {
+      explore(0);
+    } catch (const Stopped&) {
+      _aborted = true;
+    }
     result.schedulable = _stats.schedulable_end_vertices > 0;
-    result.complete = !_aborted || result.schedulable;
+    // Stopped early: the verdict is proven only by a schedule found, and with explore-all the
+    // table is then not proven the earliest.
+    result.complete = !_aborted || (result.schedulable && !_options.explore_all);
+    if (!result.complete) result.stopped_by = _stopped_by;
     result.table = std::move(_best);
     _stats.oracle_queries = _oracle.queries();
     _stats.oracle_simulations = _oracle.simulations();
@@ -100,39 +138,94 @@ class FastSearch {
     bool success = false;
     std::int64_t sigma = 0;
   };
+  struct Step {
+    std::int64_t start = 0, end = 0;
+    const std::vector<int>* order = nullptr;
+  };
 
-  bool stop() const { return _aborted || (_stats.schedulable_end_vertices > 0 && !_options.explore_all); }
+  std::span<std::int32_t> done() { return {_key.data(), static_cast<std::size_t>(_jobs.n)}; }
 
-  // Explores the vertex (t, _done); its ready set is not empty.
+  bool found_enough() const { return _stats.schedulable_end_vertices > 0 && !_options.explore_all; }
+
+  // Throws Stopped when a budget is spent: the vertex cap, memory (kBytesPerVertex per allowed
+  // vertex, counting the memo, the batch lists and an oracle walk in progress), wall time.
+  void budget(std::size_t walk_bytes = 0) {
+    if (_stats.vertices_created > _options.max_vertices ||
+        _memo_bytes + _oracle.memory_bytes() + walk_bytes > kBytesPerVertex * _options.max_vertices) {
+      _stopped_by = "max-vertices";
+      throw Stopped{};
+    }
+    if (_options.max_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - _start).count() >
+            _options.max_seconds) {
+      _stopped_by = "max-seconds";
+      throw Stopped{};
+    }
+  }
+
+  // The eligible sets of `ready`, shorter frames first, then larger sets (cached per mask).
+  const std::vector<Edge>& edges(TaskMask ready) {
+    auto it = _edges.find(ready);
+    if (it != _edges.end()) return it->second;
+    std::vector<Edge> out;
+    for (const PbsOracle::Batch& b : _oracle.eligible_subsets(ready, _check)) {
+      out.push_back(Edge{b.set, _jobs.completion(b.set), &b.order});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Edge& a, const Edge& b) {
+      return a.length != b.length ? a.length < b.length : std::popcount(a.set) > std::popcount(b.set);
+    });
+    _memo_bytes += 64 + out.size() * sizeof(Edge);
+    return _edges.emplace(ready, std::move(out)).first->second;
+  }
+
+  // The task whose ready job is due first (lowest index on ties).
+  int most_urgent(TaskMask ready) {
+    int urgent = -1;
+    std::int64_t due = kInf;
+    for (TaskMask m = ready; m != 0; m &= m - 1) {
+      const int i = std::countr_zero(m);
+      const std::int64_t d = _jobs.due(i, _key[static_cast<std::size_t>(i)]);
+      if (d < due) {
+        due = d;
+        urgent = i;
+      }
+    }
+    return urgent;
+  }
+
+  // Explores the vertex (t, done()); its ready set is not empty.
   Outcome explore(std::int64_t t) {
-    const TaskMask ready = _jobs.ready(t, _done);
-    const std::int64_t arrival = _jobs.next_arrival(t, _done);
-    Outcome out{false, arrival < 0 ? kInf : arrival - t - 1};
-    const auto& batches = _oracle.eligible_subsets(ready);
-    for (std::size_t b : urgency_order(t, ready, batches)) {
-      const PbsOracle::Batch& batch = batches[b];
-      ++_stats.edges;
-      const std::int64_t end = t + _jobs.completion(batch.set);
-      PbsFrame frame = make_frame(t, end, batch.order, _done);
-      bool miss = false;
-      for (int i : batch.order) {
-        auto& k = _done[static_cast<std::size_t>(i)];
-        miss = miss || end > _jobs.due(i, k);
-        ++k;
+    const TaskMask ready = _jobs.ready(t, done());
+    Outcome out{false, kInf};  // σ of the edges; visit() caps it at the next arrival
+    const std::vector<Edge>& list = edges(ready);
+    const TaskMask urgent = TaskMask{1} << most_urgent(ready);
+    // Reduction 5: the sets holding the most urgent job first, each group in list order.
+    for (int pass = 0; pass < 2 && !found_enough(); ++pass) {
+      for (const Edge& edge : list) {
+        if (((edge.set & urgent) != 0) != (pass == 0)) continue;
+        ++_stats.edges;
+        const std::int64_t end = t + edge.length;
+        bool miss = false;
+        for (TaskMask m = edge.set; m != 0; m &= m - 1) {
+          auto& k = _key[static_cast<std::size_t>(std::countr_zero(m))];
+          miss = miss || end > _jobs.due(std::countr_zero(m), k);
+          ++k;
+        }
+        _finished += std::popcount(edge.set);
+        if (!miss && !pending_miss(end)) {
+          ++_stats.vertices_created;
+          _path.push_back(Step{t, end, edge.order});
+          const Outcome child = visit(end);
+          _path.pop_back();
+          out.success = out.success || child.success;
+          out.sigma = std::min(out.sigma, child.sigma);
+        } else {
+          ++_stats.vertices_pruned;  // contributes ∞ to the slack: later is no better
+        }
+        _finished -= std::popcount(edge.set);
+        for (TaskMask m = edge.set; m != 0; m &= m - 1) --_key[static_cast<std::size_t>(std::countr_zero(m))];
+        if (found_enough()) break;
       }
-      miss = miss || pending_miss(end);
-      if (!miss) {
-        ++_stats.vertices_created;
-        _path.push_back(std::move(frame));
-        const Outcome child = visit(end);
-        _path.pop_back();
-        out.success = out.success || child.success;
-        out.sigma = std::min(out.sigma, child.sigma);
-      } else {
-        ++_stats.vertices_pruned;  // contributes ∞ to the slack: later is no better
-      }
-      for (int i : batch.order) --_done[static_cast<std::size_t>(i)];
-      if (stop()) break;
     }
     return out;
   }
@@ -140,88 +233,90 @@ class FastSearch {
   // The successor vertex at `t` (already counted and on the path): end, fast-forward, merge
   // or explore. Returns whether a schedulable path goes through it and the slack it tolerates.
   Outcome visit(std::int64_t t) {
-    if (_completed() == _jobs.total_jobs) {
+    if (_finished == _jobs.total_jobs) {
       ++_stats.schedulable_end_vertices;
-      if (_best.empty() || _path.back().end < _best.back().end) _best = _path;
+      if (_best.empty() || _path.back().end < _best.back().end.count()) record_best();
       return Outcome{true, kInf};
     }
-    TaskMask ready = _jobs.ready(t, _done);
+    TaskMask ready = _jobs.ready(t, done());
     std::int64_t idle_slack = kInf;
     if (ready == 0) {  // FastForward (Algorithm 4)
       ++_stats.fast_forwards;
-      const std::int64_t next = _jobs.next_arrival(t, _done);
+      const std::int64_t next = _jobs.next_arrival(t, done());
       idle_slack = next - t - 1;
       t = next;
-      ready = _jobs.ready(t, _done);
+      ready = _jobs.ready(t, done());
     }
-    if (_stats.vertices_created > _options.max_vertices) {
-      _aborted = true;
-      return Outcome{false, 0};
-    }
-    Key key{_done, ready};
-    auto [it, inserted] = _memo.try_emplace(std::move(key));
-    if (inserted) _memo_bytes += sizeof(Key) + _done.size() * sizeof(std::int32_t) + 64;
-    for (const Entry& e : it->second) {
-      if (e.t <= t && t - e.t <= e.sigma && (e.failed || e.t == t) && (_options.merge || e.t == t)) {
-        ++_stats.vertices_merged;
-        const std::int64_t sigma = e.failed ? e.sigma - (t - e.t) : 0;
-        return Outcome{!e.failed, idle_slack < kInf ? idle_slack : sigma};
+    budget();
+    _key.back() = static_cast<std::int32_t>(ready);
+    std::size_t slot = 0;
+    if (auto it = _memo.find(KeyView(_key)); it != _memo.end()) {
+      slot = it->second;
+      for (const Entry& e : _lists[slot]) {
+        if (e.t <= t && t - e.t <= e.sigma && (_options.merge == PbsMerge::dominated || e.t == t)) {
+          ++_stats.vertices_merged;
+          return Outcome{!e.failed && e.t == t,
+                         idle_slack < kInf ? idle_slack : std::min(e.sigma - (t - e.t), arrival_cap(t))};
+        }
       }
+      ++_stats.vertices_split;
+    } else {
+      slot = _lists.size();
+      _memo.emplace(_key, slot);
+      _lists.emplace_back();
+      _memo_bytes += 96 + _key.size() * sizeof(std::int32_t);
     }
-    if (!it->second.empty()) ++_stats.vertices_split;
     const Outcome child = explore(t);
-    if (_aborted) return Outcome{false, 0};
-    // `it` may be stale after the recursion rehashed the map; look the key up again.
-    _memo[Key{_done, ready}].push_back(Entry{t, child.sigma, !child.success});
+    _lists[slot].push_back(Entry{t, child.sigma, !child.success});
     _memo_bytes += sizeof(Entry);
     // A fast-forwarded successor shifted by Δ <= idle_slack idles to the same vertex.
-    return Outcome{child.success, idle_slack < kInf ? idle_slack : child.sigma};
+    return Outcome{child.success, idle_slack < kInf ? idle_slack : std::min(child.sigma, arrival_cap(t))};
   }
 
-  std::int64_t _completed() const {
-    std::int64_t sum = 0;
-    for (std::int32_t k : _done) sum += k;
-    return sum;
+  // The largest shift of the vertex (t, done()) that keeps its ready set: up to the instant
+  // before the next arrival (Lemma 3.10's A(t, t + Δ) = ∅).
+  std::int64_t arrival_cap(std::int64_t t) const {
+    const std::int64_t arrival =
+        _jobs.next_arrival(t, std::span<const std::int32_t>(_key.data(), done_size()));
+    return arrival < 0 ? kInf : arrival - t - 1;
+  }
+  std::size_t done_size() const { return static_cast<std::size_t>(_jobs.n); }
+
+  // The path as a table: replays the job counts from zero.
+  void record_best() {
+    std::vector<std::int32_t> counts(static_cast<std::size_t>(_jobs.n), 0);
+    _best.clear();
+    for (const Step& s : _path) {
+      _best.push_back(make_frame(s.start, s.end, *s.order, counts));
+      for (int i : *s.order) ++counts[static_cast<std::size_t>(i)];
+    }
   }
 
   // Reduction 2: a job not yet done whose deadline is <= t can no longer meet it.
   bool pending_miss(std::int64_t t) const {
     for (int i = 0; i < _jobs.n; ++i) {
-      const auto k = _done[static_cast<std::size_t>(i)];
+      const auto k = _key[static_cast<std::size_t>(i)];
       if (k < _jobs.jobs[static_cast<std::size_t>(i)] && _jobs.due(i, k) <= t) return true;
     }
     return false;
   }
 
-  std::vector<std::size_t> urgency_order(std::int64_t t, TaskMask ready,
-                                         const std::vector<PbsOracle::Batch>& batches) const {
-    int urgent = -1;
-    for (int i = 0; i < _jobs.n; ++i) {
-      if ((ready & (TaskMask{1} << i)) == 0) continue;
-      const auto k = _done[static_cast<std::size_t>(i)];
-      if (urgent < 0 || _jobs.due(i, k) < _jobs.due(urgent, _done[static_cast<std::size_t>(urgent)]))
-        urgent = i;
-    }
-    const TaskMask urgent_bit = TaskMask{1} << urgent;
-    std::vector<std::size_t> order(batches.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto rank = [&](std::size_t i) {
-      const TaskMask set = batches[i].set;
-      return std::make_tuple((set & urgent_bit) == 0, t + _jobs.completion(set), -std::popcount(set), i);
-    };
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
-    return order;
-  }
-
   PbsOptions _options;
   const PbsJobs& _jobs;
   PbsOracle _oracle;
-  std::vector<std::int32_t> _done;
-  std::vector<PbsFrame> _path, _best;
-  std::unordered_map<Key, std::vector<Entry>, KeyHash> _memo;
+  std::vector<std::int32_t> _key;  // done() counts, then the ready mask at lookups
+  std::int64_t _finished = 0;      // sum of the counts
+  std::vector<Step> _path;
+  std::vector<PbsFrame> _best;
+  std::unordered_map<std::vector<std::int32_t>, std::size_t, KeyHash, KeyEq> _memo;
+  std::vector<std::vector<Entry>> _lists;  // per memo slot, the explored vertices of that key
+  std::unordered_map<TaskMask, std::vector<Edge>> _edges;
+  std::function<void(std::size_t)> _check;
+  std::chrono::steady_clock::time_point _start;
   std::size_t _memo_bytes = 0;
   PbsStats _stats;
   bool _aborted = false;
+  std::string _stopped_by;
 };
 
 }  // namespace
@@ -235,7 +330,8 @@ PbsFrame make_frame(std::int64_t start, std::int64_t end, std::span<const int> o
 
 PbsResult gpusched_fast(const PbsSystem& system, const PbsJobs& jobs, const PbsOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  PbsResult result = FastSearch(system, jobs, options).run();
+  PbsResult result = options.merge == PbsMerge::none ? gpusched_tree(system, jobs, options)
+                                                     : FastSearch(system, jobs, options).run();
   result.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -99,30 +99,36 @@ std::vector<std::string> time_fields(const std::vector<SweepItem>& items) {
           std::to_string(unknown)};
 }
 
-/// Figure 5c item: the whole graph with and without merging dominated vertices.
+/// Figure 5c item: the whole graph with every merge (the seed's GPUSched), with none at all
+/// (the tree of every eligible order, the seed's red curve; stops at the cap), and with
+/// identical vertices merged only.
 SweepItem graph_item(const std::optional<PbsSystem>& system, std::uint64_t max_vertices) {
   if (!system) return {};
   const PbsResult a = analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices});
   const PbsResult b =
-      analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices, .merge = false});
+      analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices, .merge = PbsMerge::none});
+  const PbsResult c =
+      analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices, .merge = PbsMerge::identical});
   return {a.schedulable ? 1.0 : 0.0,
           static_cast<double>(a.stats.vertices_created),
           static_cast<double>(b.stats.vertices_created),
           a.stats.seconds,
           b.stats.seconds,
-          b.complete ? 1.0 : 0.0};
+          b.complete ? 1.0 : 0.0,
+          static_cast<double>(c.stats.vertices_created)};
 }
 
 std::vector<std::string> graph_fields(const std::vector<SweepItem>& items) {
   const SweepItem& it = items.front();
-  if (it.empty()) return {"0", "", "", "", "", "", ""};
+  if (it.empty()) return {"0", "", "", "", "", "", "", ""};
   return {"1",
           it[0] > 0 ? "true" : "false",
           fmt::format("{:.0f}", it[1]),
           fmt::format("{:.0f}", it[2]),
           ms(it[3]),
           ms(it[4]),
-          it[5] > 0 ? "true" : "false"};
+          it[5] > 0 ? "true" : "false",
+          fmt::format("{:.0f}", it[6])};
 }
 
 }  // namespace
@@ -135,8 +141,8 @@ SweepExperiment pbs_sweep_experiment(const PbsSweepOptions& o) {
   const bool by_tasks = o.figure == PbsFigure::fig5b;
   if (o.figure == PbsFigure::fig5c) {
     e.key_columns = {"scenario", "utilization", "tasks", "set"};
-    e.value_columns = {"generated", "schedulable", "vertices_merge",   "vertices_no_merge",
-                       "ms_merge",  "ms_no_merge", "no_merge_complete"};
+    e.value_columns = {"generated", "schedulable", "vertices_merge",    "vertices_no_merge",
+                       "ms_merge",  "ms_no_merge", "no_merge_complete", "vertices_identical"};
     for (int s = 0; s < o.sets; ++s) {
       e.keys.push_back({scenario, "1", std::to_string(o.tasks), std::to_string(s)});
       e.items.push_back(1);

@@ -47,7 +47,9 @@ struct PbsSweepOptions {
 ///       median_vertices,max_vertices,unknown
 /// - 5b: scenario,utilization,tasks | (as 5a)
 /// - 5c: scenario,utilization,tasks,set | generated,schedulable,vertices_merge,vertices_no_merge,
-///       ms_merge,ms_no_merge,no_merge_complete (whole graph explored, --explore-all)
+///       ms_merge,ms_no_merge,no_merge_complete,vertices_identical (whole graph explored,
+///       --explore-all; merge = PbsMerge::dominated, no_merge = PbsMerge::none, the tree of every
+///       eligible order, stopped at max_vertices; identical = PbsMerge::identical)
 SweepExperiment pbs_sweep_experiment(const PbsSweepOptions& options);
 
 /// One point of Figure 4 computed serially (for benchmarks): `sets` task sets, set i drawn from
