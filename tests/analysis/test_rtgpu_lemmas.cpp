@@ -143,6 +143,12 @@ TEST(RtgpuBaselines, GcapsRoundRobinByHand) {
   // 19.568 → (26.24/20 → 2) 23.568 → (30.24/20 → 2) 23.568.
   EXPECT_EQ(*b[1].response, us(23568));
   EXPECT_TRUE(b[1].schedulable);
+  // With T_A = 25 the jitter decides: (19.568 + 6.672)/25 → 2 jobs of A: R_B = 23.568, where the
+  // jitter-free ⌈R/T_A⌉ would stop at 19.568 + 2 = 21.568 (21.568/25 → 1 job).
+  std::string text = kPair;
+  text.replace(text.find("\"period\": 20"), 12, "\"period\": 25");
+  const auto j = analyse_rtgpu_allocation(parse(text), RtgpuMethod::gcaps_rr, ignored);
+  EXPECT_EQ(*j[1].response, us(23568));
   // The whole-GPU methods ignore the allocation: the search reports every task on the GPU.
   const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::gcaps_rr, RtgpuSearch::exact});
   EXPECT_TRUE(r.schedulable);
