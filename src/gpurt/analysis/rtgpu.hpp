@@ -1,5 +1,7 @@
 // RTGPU (RTGPU seed §5): federated GPU allocation on virtual SMs with fixed-priority CPU and
-// bus analysis, the two baselines of §6 (self-suspension, STGM), and the allocation searches.
+// bus analysis, the two baselines of §6 (self-suspension, STGM: readings of the seed's text, their
+// papers' analyses were not found), GCAPS's round-robin analysis (rtgpu_gcaps.hpp), and the
+// allocation searches.
 // Pure functions of a task system; see docs/rtgpu.md for formulas and choices.
 #pragma once
 

@@ -1,4 +1,6 @@
 // The per-task bound of each method for one allocation: RTGPU §5 and the two §6 baselines.
+// The baselines are readings of the seed's §6.2.1 paragraphs (docs/rtgpu.md choices 4-5): the
+// analyses of [47]/[23] and of STGM [38] themselves were searched for and not found.
 #include <algorithm>
 
 #include <fmt/format.h>
