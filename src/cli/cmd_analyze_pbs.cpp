@@ -85,8 +85,12 @@ std::string pbs_text(const PbsSystem& s, const PbsResult& r, const std::string& 
     t.add({std::to_string(i), format_time(r.table[i].start, u), format_time(r.table[i].end, u), batch});
   }
   if (!r.table.empty()) out += t.render() + "\n";
-  out += fmt::format("schedulable: {}{}\n", r.schedulable ? "yes" : "NO",
-                     r.complete ? "" : fmt::format(" (search stopped at --{}: not proven)", r.stopped_by));
+  out += fmt::format(
+      "schedulable: {}{}\n", r.schedulable ? "yes" : "NO",
+      r.complete ? ""
+      : r.schedulable
+          ? fmt::format(" (search stopped at --{}: table not proven the earliest-ending one)", r.stopped_by)
+          : fmt::format(" (search stopped at --{}: not proven)", r.stopped_by));
   if (r.first_miss) out += fmt::format("first deadline miss: {}\n", job_name(s, *r.first_miss));
   const PbsStats& st = r.stats;
   out += fmt::format(

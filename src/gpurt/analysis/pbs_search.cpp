@@ -25,9 +25,10 @@
 //    σ(v) = min over v's edges of what that edge tolerates: ∞ for a pruned edge; the gap to the
 //    next arrival − 1 for a fast-forwarded successor (Lemma 3.10's condition A(t', t'+Δ) = ∅);
 //    σ(child) for an explored or merged successor (σ(w) − (t_child − t_w) when merged into w);
-//    and never more than next arrival − t − 1 at v itself (else the shifted vertex has another
-//    ready set). A same-key vertex beyond the slack, or earlier than every kept one, is explored:
-//    that is Split — the dominated vertex's subtree is built exactly where it differs.
+//    and, when σ(v) is passed up to v's parent, never more than next arrival − t − 1 (else the
+//    shifted vertex has another ready set; at a lookup the equal key already rules that out,
+//    so the memo keeps σ without this cap). A same-key vertex beyond the slack, or earlier than every kept
+//    one, is explored: that is Split — the dominated vertex's subtree is built exactly where it differs.
 //    Looking the key up in a hash map makes the domination check O(1) expected instead of
 //    Algorithm 1's scan over all vertices.
 // 5. Order: batches holding the most urgent ready job first, then shorter frames, then larger
