@@ -38,7 +38,7 @@ void run_sweep(const SweepArgs& a) {
 
 void add_sweep_rtgpu(CLI::App& app) {
   auto* cmd = sweep_command(app)->add_subcommand(
-      "rtgpu", "RTGPU §6.2: acceptance ratio vs utilisation, three methods (CSV, optional SVG)");
+      "rtgpu", "RTGPU §6.2: acceptance ratio vs utilisation, four methods (CSV, optional SVG)");
   cmd->footer(
       "Example (Figure 8 (b), two copies):\n"
       "  gpurt sweep rtgpu --suspension-scale 2 --sets 100 --seed 1 --out fig8b.csv --plot fig8b.svg");

@@ -1,6 +1,6 @@
-// RTGPU §6.2 experiments: acceptance ratio against utilisation for the three methods on Table 1
-// task sets (Figures 8-11), on the general sweep runner (exp/sweep.hpp): parallel over task sets,
-// the result depends only on the options and the seed, never on the number of threads.
+// RTGPU §6.2 experiments: acceptance ratio against utilisation for the seed's three methods and GCAPS round
+// robin on Table 1 task sets (Figures 8-11), on the general sweep runner (exp/sweep.hpp): parallel over task
+// sets, the result depends only on the options and the seed, never on the number of threads.
 #pragma once
 
 #include <cstdint>
