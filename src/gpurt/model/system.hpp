@@ -112,10 +112,12 @@ Derived<PbsSystem> to_pbs(const System& system);
 /// FIFO (FIFO model seed §IV): single-kernel tasks without CPU or copy work, D = T.
 Derived<FifoSystem> to_fifo(const System& system);
 
-/// L(i,k) for k = 1..H that to_smlp uses for `kernel`, or why there is none.
+/// L(i,k) that to_smlp uses for `kernel` (wcet_by_units as given, else derived for k = 1..H), or
+/// why there is none.
 Derived<std::vector<Nanos>> kernel_wcet_by_units(const System& system, const SystemKernel& kernel);
 /// C (the kernel alone on the whole GPU) that to_pbs and to_fifo use, or why there is none:
-/// wcet, else L(i,H) when wcet_by_units reaches H, else RTGPU Lemma 5.1's bound on every SM.
+/// wcet, else L(i,H) when wcet_by_units reaches H, else RTGPU Lemma 5.1's bound on every SM, else
+/// workload / (blocks · threads).
 Derived<Nanos> kernel_whole_gpu_wcet(const System& system, const SystemKernel& kernel);
 
 /// Each model read into a system (lossless: to_X(from_X(m)) equals m in file form).
