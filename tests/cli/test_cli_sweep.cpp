@@ -17,7 +17,7 @@ using gpurt::test::Outcome;
 
 class SweepCli : public gpurt::test::CliTest {};
 
-// Small enough to run in well under a second: 3 utilisations x 6 sets x 3 methods.
+// Small enough to run in well under a second: 3 utilisations x 6 sets x 4 methods.
 const std::string kRtgpu = "sweep rtgpu --sets 6 --seed 3 --u-min 0.4 --u-max 1.2 --u-step 0.4";
 // Figure 4 on 4 utilisations x 3 sets, three policies each.
 const std::string kPbs = "sweep pbs --figure 4 --sets 3 --u-min 0.5 --u-max 2 --u-step 0.5";
@@ -30,7 +30,7 @@ TEST_F(SweepCli, RtgpuCsvKeepsItsColumnsAndIsTheSameForOneAndTwoThreads) {
   ASSERT_EQ(two.code, 0) << two.err;
   EXPECT_EQ(two.out, read("one.csv"));
   EXPECT_EQ(two.out.substr(0, two.out.find('\n')),
-            "point,points,utilization,sets,rtgpu,self-suspension,stgm");
+            "point,points,utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr");
   EXPECT_NE(two.out.find("\n2,3,1.2,6,"), std::string::npos) << two.out;
 }
 
