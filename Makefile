@@ -19,7 +19,8 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job on bundled examples: a bound (SMLP analysis), a prediction (the simulator on the
-# Dissertation's cutting-ahead experiment) and its timeline picture. Builds only what it runs:
+# Dissertation's cutting-ahead experiment) and its timeline picture, then `gpurt report` of one
+# task system (every analysis and policy, text and HTML). Builds only what it runs:
 # the `gpurt` program (target gpurt_cli) and the library it links, no tests or benchmarks.
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target gpurt_cli
@@ -30,6 +31,9 @@ demo: configure
 	  --svg $(BUILD)/demo/timeline.svg --perfetto $(BUILD)/demo/timeline.perfetto.json
 	@echo
 	@echo "timeline picture: $(BUILD)/demo/timeline.svg (interactive: load $(BUILD)/demo/timeline.perfetto.json in ui.perfetto.dev)"
+	@echo
+	$(GPURT) report examples/system/mixed.system.json --html $(BUILD)/demo/report.html
+	@echo "HTML report: $(BUILD)/demo/report.html"
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_fft(app);
   gpurt::cli::add_sweep_fft(app);
   gpurt::cli::add_calibrate(app);
+  gpurt::cli::add_report(app);
   gpurt::cli::add_convert(app);
   if (const int code = check_command(app, "gpurt", 1, argc, argv); code != 0) return code;
   try {

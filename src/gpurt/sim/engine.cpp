@@ -211,6 +211,7 @@ void Simulator::start_block(int id, int sm) {
       _perf.start(BlockStart{duration, sm, op.locality, std::min(op.blocks, mask_sms), op.memory_fraction,
                              op.wcet_time, op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block)});
   if (op.running++ == 0) ++_kernels_running;
+  _stats.busy_thread_time += static_cast<double>(duration.count()) * op.shape.threads;
   Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
   ++ctx.running_blocks;
   if (ctx.sm_limit > 0 && ctx.resident[static_cast<std::size_t>(sm)]++ == 0) ++ctx.sms_in_use;

@@ -26,6 +26,9 @@ struct SimStats {
   std::uint64_t events = 0;   ///< events processed
   std::size_t peak_pending_events = 0;
   Nanos end_time{0};  ///< when the last event happened
+  /// Σ over started blocks of (its run time × its threads), in thread·ns: the GPU's occupancy,
+  /// so busy_thread_time / (sms · max_threads · end_time) is its thread utilisation.
+  double busy_thread_time = 0;
 };
 
 struct SimResult {

@@ -52,13 +52,15 @@ struct TaskState {
   SmlpTaskTiming timing;
   std::vector<int> allowed;  ///< S_i
   Nanos period{0};
-  std::deque<Nanos> releases;  ///< released, not yet complete (head: the job in progress)
-  bool busy = false;           ///< the head job has started
-  Nanos request{0};            ///< when the head job asked for the GPU
-  std::vector<int> held;       ///< units the head job holds (SMLP) or runs on
-  int slot = -1;               ///< k-exclusion slot held
-  int size = 0;                ///< units' worth of blocks of the granted kernel
-  bool whole_gpu = false;      ///< the granted kernel may use every SM
+  std::deque<Nanos> releases;          ///< released, not yet complete (head: the job in progress)
+  bool busy = false;                   ///< the head job has started
+  Nanos request{0};                    ///< when the head job asked for the GPU
+  Nanos granted_at{0}, kernel_end{0};  ///< record_jobs: when the head job got the GPU, its kernel ended
+  std::vector<SystemJobTimes> job_times;
+  std::vector<int> held;   ///< units the head job holds (SMLP) or runs on
+  int slot = -1;           ///< k-exclusion slot held
+  int size = 0;            ///< units' worth of blocks of the granted kernel
+  bool whole_gpu = false;  ///< the granted kernel may use every SM
   std::int64_t jobs = 0, misses = 0;
   Nanos worst{0}, worst_gpu{0};
   long double total = 0;
@@ -139,6 +141,7 @@ class Arbiter final : public sim::SimDriver {
     const auto i = static_cast<std::size_t>(t);
     TaskState& task = _tasks[i];
     task.worst_gpu = std::max(task.worst_gpu, sim.now() - task.request);
+    task.kernel_end = sim.now();
     if (!_o.job_level_lock) release(sim, i);
     sim.driver_timer(sim.now() + task.timing.cpu_after, tag(i, cpu_after_done));
   }
@@ -157,6 +160,7 @@ class Arbiter final : public sim::SimDriver {
       s.smlp_bound = t.timing.cpu_before + _gpu_bounds[i] + t.timing.cpu_after;
       s.deadline = t.task->deadline;
       s.deadline_misses = t.misses;
+      s.job_times = t.job_times;
       if (_o.policy == Arbitration::smlp_fifo) s.policy_bound = s.smlp_bound;
       if (_o.policy == Arbitration::federated) {
         s.units = _fed_units[i];
@@ -191,6 +195,7 @@ class Arbiter final : public sim::SimDriver {
 
   // The job got the GPU (units, slot or the whole device, as `t` now records).
   void granted(sim::Simulator& sim, std::size_t i) {
+    _tasks[i].granted_at = sim.now();
     if (_o.job_level_lock) {
       sim.driver_timer(sim.now() + _tasks[i].timing.cpu_before, tag(i, cpu_before_done));
     } else {
@@ -217,6 +222,9 @@ class Arbiter final : public sim::SimDriver {
     t.total += static_cast<long double>(response.count());
     t.worst = std::max(t.worst, response);
     if (t.task->deadline && response > *t.task->deadline) ++t.misses;
+    if (_o.record_jobs)
+      t.job_times.push_back(
+          SystemJobTimes{sim.now() - response, t.request, t.granted_at, t.kernel_end, sim.now(), t.size});
     t.busy = false;
     if (!t.releases.empty()) begin_job(sim, i);  // a job released meanwhile runs next
   }

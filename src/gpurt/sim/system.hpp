@@ -41,6 +41,14 @@ struct SystemSimOptions {
   bool random_offsets = false;         ///< first release U(0, T) instead of 0
   std::uint64_t seed = 1;              ///< for jitter and offsets
   std::optional<double> rho_override;  ///< as SmlpOptions::rho_override
+  bool record_jobs = false;            ///< keep every job's times (TaskSimStats::job_times)
+};
+
+/// One completed job (SystemSimOptions::record_jobs): release, GPU request, grant (the policy
+/// handed it units, a slot or the device), kernel completion and job completion.
+struct SystemJobTimes {
+  Nanos release{0}, request{0}, granted{0}, kernel_end{0}, finish{0};
+  int units = 0;  ///< units' worth of blocks of its kernel
 };
 
 /// Per-task outcome; times are end to end (release to completion of the job's last CPU
@@ -59,6 +67,7 @@ struct TaskSimStats {
   std::optional<Nanos> policy_bound;
   std::optional<Nanos> deadline;
   std::int64_t deadline_misses = 0;
+  std::vector<SystemJobTimes> job_times;  ///< completion order; only with record_jobs
 };
 
 struct SystemSimResult {

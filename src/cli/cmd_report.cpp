@@ -1,0 +1,130 @@
+// gpurt report SYSTEM [--json] [--html FILE] [--policies P,...] [--horizon T] [--k K]
+#include <fmt/format.h>
+
+#include "checks.hpp"
+#include "commands.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
+#include "gpurt/exp/report.hpp"
+#include "gpurt/exp/report_html.hpp"
+#include "table.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+
+struct ReportArgs {
+  std::string file, html;
+  std::vector<std::string> policies;
+  double horizon = 0;
+  int k = 2;
+  bool json = false;
+};
+
+std::string text_report(const Report& r, const std::string& file) {
+  const TimeUnit u = r.time_unit;
+  const auto opt = [&](const std::optional<Nanos>& t) { return t ? format_time(*t, u) : std::string("-"); };
+  std::string out = fmt::format("Report of {} on {}: times in {}, jobs released over {} {}{}\n\n", file,
+                                r.platform, to_string(u), format_time(r.horizon, u), to_string(u),
+                                r.horizon_capped ? " (horizon shortened to bound the jobs)" : "");
+  Table a({"analysis", "verdict", "task", "bound", "deadline", "note"},
+          {false, false, false, true, true, false});
+  std::string not_applicable;
+  for (const ReportAnalysis& x : r.analyses) {
+    if (!x.applicable) {
+      not_applicable += fmt::format("  {}: {}\n", x.name, x.why);
+      continue;
+    }
+    const std::string v = !x.schedulable ? "no verdict" : *x.schedulable ? "schedulable" : "NOT schedulable";
+    for (const ReportTaskBound& b : x.tasks)
+      a.add({x.name, v, b.name, opt(b.bound), opt(b.deadline), b.note});
+    if (x.tasks.empty()) a.add({x.name, v, "", "", "", x.detail});
+  }
+  out += "Analyses (bounds are end to end, release to completion)\n\n" + a.render();
+  if (!not_applicable.empty()) out += "\nNot applicable:\n" + not_applicable;
+  Table s({"policy", "GPU busy", "task", "jobs", "max", "mean", "misses"},
+          {false, true, false, true, true, true, true});
+  std::string not_run;
+  for (const ReportSimulation& x : r.simulated) {
+    if (!x.ran) {
+      not_run += fmt::format("  {}: {}\n", x.policy, x.why);
+      continue;
+    }
+    const std::string util = x.gpu_utilisation ? fmt::format("{:.1f} %", 100 * *x.gpu_utilisation) : "-";
+    for (const ReportSimTask& t : x.tasks) {
+      s.add({x.policy, util, t.name, std::to_string(t.jobs), format_time(t.max_response, u),
+             format_time(t.mean_response, u), std::to_string(t.misses)});
+    }
+  }
+  out += "\nSimulated (the platform's performance model)\n\n" + s.render();
+  if (!not_run.empty()) out += "\nNot simulated:\n" + not_run;
+  out += "\nRecommendation: " + r.recommendation + "\n";
+  if (r.violations.empty()) {
+    out +=
+        fmt::format("Consistency: {} simulated maxima checked against their bounds, none above\n", r.checked);
+  } else {
+    out += fmt::format("Consistency: VIOLATED ({} of {} checks)\n", r.violations.size(), r.checked);
+    for (const ReportViolation& v : r.violations) {
+      out += fmt::format("  {} under {}: simulated {} > bound {} ({})\n", v.task, v.policy,
+                         format_time(v.simulated, u), format_time(v.bound, u), v.analysis);
+    }
+  }
+  return out;
+}
+
+void run_report(const ReportArgs& a) {
+  if (!a.html.empty()) check_output_file(a.html, "--html");  // before any work
+  const System system = load_any_system(a.file);
+  ReportOptions o;
+  for (const std::string& p : a.policies) {
+    // --policies a,b and --policies a --policies b both work.
+    std::size_t start = 0;
+    while (start <= p.size()) {
+      const std::size_t comma = std::min(p.find(',', start), p.size());
+      if (comma > start) o.policies.push_back(p.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  if (a.horizon > 0) {
+    const auto h = to_nanos(a.horizon, system.time_unit, Rounding::up);
+    if (!h) throw InputError("command line", "--horizon", fmt::format("{}", a.horizon), "is out of range");
+    o.horizon = *h;
+  }
+  o.k = a.k;
+  o.record_jobs = !a.html.empty();
+  const Report r = make_report(system, o);
+  if (!a.html.empty()) write_file_atomically(a.html, report_html(r, a.file));
+  if (a.json) {
+    fmt::print("{}\n", report_json(r).dump(2));
+  } else {
+    fmt::print("{}", text_report(r, a.file));
+  }
+  if (!r.violations.empty()) exit_status() = 1;
+}
+
+}  // namespace
+
+void add_report(CLI::App& app) {
+  auto* cmd =
+      app.add_subcommand("report", "Every analysis and simulated policy for one task system, side by side");
+  cmd->footer(
+      "Derives each seed's model from the system (gpurt/system@1, or any task format), runs every\n"
+      "analysis that applies and simulates every policy that applies on the platform's performance\n"
+      "model, recommends a policy, and checks that no simulated maximum exceeds the bound of the same\n"
+      "policy (exit 1 if one does). Policies: be, smlp, smlp-prio, kx, federated, rtgpu-federated,\n"
+      "pbs-table, fifo. Times in the file's time_unit. docs/report.md.\n"
+      "Example:\n  gpurt report examples/system/fft-radar.system.json --html report.html");
+  auto args = std::make_shared<ReportArgs>();
+  cmd->add_option("SYSTEM", args->file, "gpurt/system@1 file (or smlp@1, rtgpu@1, pbs@1, fifo@1)")
+      ->required();
+  cmd->add_flag("--json", args->json, "Print the report as JSON (gpurt/report@1)");
+  cmd->add_option("--html", args->html, "Also write a self-contained HTML report");
+  cmd->add_option("--policies", args->policies, "Simulate only these policies (comma-separated)");
+  cmd->add_option("--horizon", args->horizon,
+                  "Release jobs until this time (file's unit; default one hyperperiod, capped)")
+      ->check(finite_positive());
+  cmd->add_option("--k", args->k, "k-exclusion slots for kx (default 2)")->check(CLI::Range(1, 1 << 20));
+  cmd->callback([args] { run_report(*args); });
+}
+
+}  // namespace gpurt::cli

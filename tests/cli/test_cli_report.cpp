@@ -1,0 +1,74 @@
+// `gpurt report` as a user runs it: exit codes, the JSON on stdout, the HTML file written only
+// after the work and never for bad input.
+#include <filesystem>
+
+#include "cli_fixture.hpp"
+#include "gpurt/core/json.hpp"
+
+namespace gpurt::test {
+namespace {
+
+const std::string kMixed = std::string(GPURT_SOURCE_DIR) + "/examples/system/mixed.system.json";
+
+constexpr const char* kTwoTasks = R"({
+  "format": "gpurt/system@1", "time_unit": "us", "platform": "rtx3060ti",
+  "tasks": [
+    {"name": "a", "period": 1000, "deadline": 1000,
+     "segments": [{"cpu": 10}, {"kernel": {"wcet_by_units": [100, 50]}}, {"cpu": 5}]},
+    {"name": "b", "period": 2000, "deadline": 2000,
+     "segments": [{"kernel": {"wcet_by_units": [200]}}]}
+  ]})";
+
+using ReportCli = CliTest;
+
+TEST_F(ReportCli, JsonReportOfAHandComputedSystem) {
+  const std::string file = write("two.json", kTwoTasks);
+  const Outcome r = cli("report " + file + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j.at("format"), "gpurt/report@1");
+  // FFT/SMLP Lemma 2 + CPU, by hand in tests/exp/test_report.cpp: 125.527 and 205.264 us.
+  EXPECT_EQ(j.at("analyses").at(0).at("tasks").at(0).at("bound"), 125.527);
+  EXPECT_EQ(j.at("analyses").at(0).at("tasks").at(1).at("bound"), 205.264);
+  EXPECT_EQ(j.at("consistency").at("ok"), true);
+  EXPECT_EQ(j.at("horizon"), 2000);
+}
+
+TEST_F(ReportCli, TextReportNamesEverySection) {
+  const Outcome r = cli("report " + kMixed);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* s :
+       {"Analyses", "Simulated", "Not applicable:", "Recommendation:", "Consistency:", "rtgpu-federated"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST_F(ReportCli, HtmlIsWrittenWithFigures) {
+  const Outcome r = cli("report " + kMixed + " --policies smlp,be --html " + path("r.html"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = read("r.html");
+  EXPECT_NE(html.find("<table id=\"simulated\">"), std::string::npos);
+  EXPECT_NE(html.find("class=\"timeline\""), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"cdf\">"), std::string::npos);
+}
+
+TEST_F(ReportCli, BadInputExitsTwoAndWritesNothing) {
+  const std::string file = write("two.json", kTwoTasks);
+  Outcome r = cli("report " + file + " --policies smlp,nope --html " + path("r.html"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("r.html")));
+  r = cli("report " + file + " --html " + path("no/such/folder/r.html"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--html"), std::string::npos) << r.err;
+  r = cli("report " + path("missing.json"));
+  EXPECT_EQ(r.code, 2);
+  const std::string bad = write("bad.json", R"({"format": "gpurt/system@1", "tasks": [{"name": "x"}]})");
+  r = cli("report " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+  r = cli("report " + file + " --horizon nan");
+  EXPECT_EQ(r.code, 2);
+}
+
+}  // namespace
+}  // namespace gpurt::test

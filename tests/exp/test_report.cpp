@@ -1,0 +1,202 @@
+// gpurt report (issue 18): bounds equal the analyses' hand-computed values, simulated maxima stay
+// under them, a model that does not apply carries its reason, a violation is reported, and the
+// JSON has the documented shape.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/exp/report.hpp"
+#include "gpurt/exp/report_html.hpp"
+
+namespace gpurt {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Two single-kernel tasks with CPU segments on the RTX 3060 Ti (H = 19 units of 2 SMs), us.
+// a: L = [100, 50] -> S_a = {1, 2} (2·50 <= 1.1·100), L_max = 100, A_max = 100 unit·us.
+// b: L = [200]     -> S_b = {1},                     L_max = 200, A_max = 200 unit·us.
+// FFT/SMLP Lemma 2: R_a = 100 + ceil(200000 ns / 19) = 100 us + 10527 ns; with cpu 10 + 5:
+// 125.527 us. R_b = 200 us + ceil(100000 ns / 19) = 200 us + 5264 ns = 205.264 us.
+constexpr const char* kTwoTasks = R"({
+  "format": "gpurt/system@1", "time_unit": "us", "platform": "rtx3060ti",
+  "tasks": [
+    {"name": "a", "period": 1000, "deadline": 1000,
+     "segments": [{"cpu": 10}, {"kernel": {"wcet_by_units": [100, 50]}}, {"cpu": 5}]},
+    {"name": "b", "period": 2000, "deadline": 2000,
+     "segments": [{"kernel": {"wcet_by_units": [200]}}]}
+  ]})";
+
+System two_tasks() { return parse_system(Json::parse(kTwoTasks), "two.json"); }
+
+const ReportAnalysis& analysis(const Report& r, const std::string& name) {
+  for (const ReportAnalysis& a : r.analyses)
+    if (a.name == name) return a;
+  throw std::runtime_error("no analysis " + name);
+}
+
+const ReportSimulation& simulation(const Report& r, const std::string& policy) {
+  for (const ReportSimulation& s : r.simulated)
+    if (s.policy == policy) return s;
+  throw std::runtime_error("no simulation " + policy);
+}
+
+TEST(Report, SmlpBoundsAreLemma2PlusCpuByHand) {
+  const Report r = make_report(two_tasks());
+  const ReportAnalysis& smlp = analysis(r, "smlp");
+  ASSERT_TRUE(smlp.applicable);
+  ASSERT_EQ(smlp.tasks.size(), 2u);
+  EXPECT_EQ(smlp.tasks[0].bound, Nanos{125'527});
+  EXPECT_EQ(smlp.tasks[1].bound, Nanos{205'264});
+  EXPECT_EQ(smlp.schedulable, true);
+  EXPECT_EQ(smlp.policy, "smlp");
+}
+
+TEST(Report, DefaultHorizonIsTheHyperperiod) {
+  EXPECT_EQ(default_report_horizon(two_tasks()), Nanos{2'000'000});
+  EXPECT_EQ(make_report(two_tasks()).horizon, Nanos{2'000'000});
+}
+
+TEST(Report, SimulatedMaximaStayUnderTheirBounds) {
+  const Report r = make_report(two_tasks());
+  const ReportSimulation& smlp = simulation(r, "smlp");
+  ASSERT_TRUE(smlp.ran) << smlp.why;
+  ASSERT_EQ(smlp.tasks.size(), 2u);
+  // Two jobs of a and one of b in [0, 2000 us); a's first job waits for nothing (19 free units).
+  EXPECT_EQ(smlp.tasks[0].jobs, 2);
+  EXPECT_EQ(smlp.tasks[1].jobs, 1);
+  EXPECT_LE(smlp.tasks[0].max_response, Nanos{125'527});
+  EXPECT_LE(smlp.tasks[1].max_response, Nanos{205'264});
+  EXPECT_GT(smlp.tasks[0].max_response, Nanos{0});
+  EXPECT_TRUE(r.violations.empty());
+  // smlp and federated bounds of both tasks were compared with their simulations.
+  EXPECT_EQ(r.checked, 4);
+  ASSERT_TRUE(smlp.gpu_utilisation);
+  EXPECT_GT(*smlp.gpu_utilisation, 0);
+  EXPECT_LT(*smlp.gpu_utilisation, 1);
+}
+
+TEST(Report, ModelsThatDoNotApplySayWhy) {
+  const System s = two_tasks();
+  const Report r = make_report(s);
+  for (const char* name : {"rtgpu", "self-suspension", "stgm"}) {
+    const ReportAnalysis& a = analysis(r, name);
+    EXPECT_FALSE(a.applicable) << name;
+    EXPECT_EQ(a.why, to_rtgpu(s).why) << name;
+    EXPECT_FALSE(a.why.empty());
+  }
+  EXPECT_FALSE(analysis(r, "gpusched").applicable);
+  EXPECT_EQ(analysis(r, "gpusched").why, to_pbs(s).why);
+  EXPECT_FALSE(simulation(r, "pbs-table").ran);
+  EXPECT_EQ(simulation(r, "pbs-table").why, to_pbs(s).why);
+  // No bound in gpurt for these two: said so, and still simulated.
+  EXPECT_FALSE(analysis(r, "kx").applicable);
+  EXPECT_NE(analysis(r, "kx").why.find("no response-time bound"), std::string::npos);
+  EXPECT_TRUE(simulation(r, "kx").ran);
+}
+
+TEST(Report, RecommendsTheGuaranteedPolicyWithTheMostGpuToSpare) {
+  const Report r = make_report(two_tasks());
+  std::vector<std::string> guaranteed;
+  for (const ReportCandidate& c : r.guaranteed) guaranteed.push_back(c.policy);
+  EXPECT_EQ(guaranteed, (std::vector<std::string>{"smlp", "federated"}));
+  ASSERT_TRUE(r.best);
+  // SMLP's bound assumes its lock over all 19 units: nothing spare. Federated dedicates the
+  // smallest allowed size meeting each deadline: 1 unit each (100 us <= 1000 - 15 us; 200 us <=
+  // 2000 us), so 17 of 19 units stay free for other work.
+  EXPECT_EQ(analysis(r, "federated").allocation, (std::vector<int>{1, 1}));
+  EXPECT_DOUBLE_EQ(r.guaranteed[0].spare, 0);
+  EXPECT_DOUBLE_EQ(r.guaranteed[1].spare, 17.0 / 19);
+  EXPECT_EQ(r.best->policy, "federated");
+  EXPECT_NE(r.recommendation.find(r.best->policy + " leaves the most GPU to spare"), std::string::npos);
+  // min slack of smlp: deadline of a minus its bound (1000 - 125.527 us) vs b (2000 - 205.264 us).
+  EXPECT_EQ(r.guaranteed[0].min_slack, Nanos{874'473});
+}
+
+TEST(Report, ABoundBelowTheSimulatedMaximumIsAViolation) {
+  Report r = make_report(two_tasks());
+  r.checked = 0;
+  r.violations.clear();
+  for (ReportAnalysis& a : r.analyses)
+    if (a.name == "smlp") a.tasks[0].bound = Nanos{1};  // a wrong bound
+  check_consistency(r);
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].task, "a");
+  EXPECT_EQ(r.violations[0].policy, "smlp");
+  EXPECT_EQ(r.violations[0].bound, Nanos{1});
+  EXPECT_EQ(r.violations[0].simulated, simulation(r, "smlp").tasks[0].max_response);
+}
+
+TEST(Report, OnlyTheChosenPoliciesAreSimulated) {
+  ReportOptions o;
+  o.policies = {"be", "smlp"};
+  const Report r = make_report(two_tasks(), o);
+  ASSERT_EQ(r.simulated.size(), 2u);
+  EXPECT_EQ(r.simulated[0].policy, "be");
+  EXPECT_EQ(r.simulated[1].policy, "smlp");
+  o.policies = {"nope"};
+  EXPECT_THROW(make_report(two_tasks(), o), InputError);
+}
+
+TEST(Report, JsonHasTheDocumentedShape) {
+  const Json j = report_json(make_report(two_tasks()));
+  EXPECT_EQ(j.at("format"), "gpurt/report@1");
+  EXPECT_EQ(j.at("time_unit"), "us");
+  EXPECT_TRUE(j.at("measured").is_null());
+  const Json& smlp = j.at("analyses").at(0);
+  EXPECT_EQ(smlp.at("name"), "smlp");
+  EXPECT_EQ(smlp.at("applicable"), true);
+  EXPECT_TRUE(smlp.at("why").is_null());
+  EXPECT_EQ(smlp.at("schedulable"), true);
+  EXPECT_EQ(smlp.at("tasks").at(0).at("name"), "a");
+  EXPECT_EQ(smlp.at("tasks").at(0).at("bound"), 125.527);  // shortest decimal, file's unit
+  for (const Json& a : j.at("analyses")) {
+    for (const char* key : {"name", "applicable", "why", "schedulable", "tasks"})
+      EXPECT_TRUE(a.contains(key)) << key;
+    if (!a.at("applicable").get<bool>()) {
+      EXPECT_TRUE(a.at("why").is_string());
+    }
+  }
+  for (const Json& s : j.at("simulated")) {
+    EXPECT_TRUE(s.at("policy").is_string());
+    for (const Json& t : s.at("tasks"))
+      for (const char* key : {"name", "max_response", "mean_response", "misses"})
+        EXPECT_TRUE(t.contains(key)) << key;
+  }
+  EXPECT_TRUE(j.at("recommendation").at("best").is_object());
+  EXPECT_EQ(j.at("consistency").at("ok"), true);
+  EXPECT_EQ(j.at("consistency").at("checked"), 4);
+}
+
+TEST(Report, HtmlHasTablesTimelinesAndCdfs) {
+  ReportOptions o;
+  o.record_jobs = true;
+  const std::string html = report_html(make_report(two_tasks(), o), "two.json");
+  EXPECT_NE(html.find("<table id=\"analyses\">"), std::string::npos);
+  EXPECT_NE(html.find("<table id=\"simulated\">"), std::string::npos);
+  EXPECT_NE(html.find("class=\"timeline\""), std::string::npos);
+  EXPECT_NE(html.find("Response times of a"), std::string::npos);
+  EXPECT_NE(html.find("bound: smlp"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);  // nothing fetched from the network
+}
+
+// The bundled mixed system: CPU, copies and kernels with RTGPU work, so SMLP and RTGPU apply and
+// PBS and FIFO do not; every bound whose policy ran holds in simulation.
+TEST(Report, MixedExampleIsConsistent) {
+  const System s = load_system(std::string(GPURT_SOURCE_DIR) + "/examples/system/mixed.system.json");
+  const Report r = make_report(s);
+  EXPECT_TRUE(analysis(r, "smlp").applicable);
+  EXPECT_TRUE(analysis(r, "rtgpu").applicable);
+  EXPECT_FALSE(analysis(r, "gpusched").applicable);
+  EXPECT_FALSE(analysis(r, "fifo-theorem1").applicable);
+  EXPECT_TRUE(simulation(r, "rtgpu-federated").ran) << simulation(r, "rtgpu-federated").why;
+  EXPECT_GT(r.checked, 0);
+  for (const ReportViolation& v : r.violations)
+    ADD_FAILURE() << v.task << " under " << v.policy << ": " << v.simulated.count() << " > "
+                  << v.bound.count();
+}
+
+}  // namespace
+}  // namespace gpurt
