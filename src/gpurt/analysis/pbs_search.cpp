@@ -129,7 +129,7 @@ class FastSearch {
     result.table = std::move(_best);
     _stats.oracle_queries = _oracle.queries();
     _stats.oracle_simulations = _oracle.simulations();
-    _stats.peak_memory_bytes = _memo_bytes + _oracle.memory_bytes();
+    _stats.peak_memory_bytes = _memo_bytes + _oracle.memory_bytes() + _walk_peak;
     result.stats = _stats;
     return result;
   }
@@ -151,6 +151,7 @@ class FastSearch {
   // Throws Stopped when a budget is spent: the vertex cap, memory (kBytesPerVertex per allowed
   // vertex, counting the memo, the batch lists and an oracle walk in progress), wall time.
   void budget(std::size_t walk_bytes = 0) {
+    _walk_peak = std::max(_walk_peak, walk_bytes);
     if (_stats.vertices_created > _options.max_vertices ||
         _memo_bytes + _oracle.memory_bytes() + walk_bytes > kBytesPerVertex * _options.max_vertices) {
       _stopped_by = "max-vertices";
@@ -315,6 +316,7 @@ class FastSearch {
   std::function<void(std::size_t)> _check;
   std::chrono::steady_clock::time_point _start;
   std::size_t _memo_bytes = 0;
+  std::size_t _walk_peak = 0;  // bytes of the largest eligibility walk seen by budget()
   PbsStats _stats;
   bool _aborted = false;
   std::string _stopped_by;

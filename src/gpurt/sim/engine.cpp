@@ -3,7 +3,10 @@
 // masks, copy engines and time slicing between contexts.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/sim/engine.hpp"
@@ -221,7 +224,15 @@ void Simulator::start_block(int id, int sm) {
       blocks.push_back(BlockRecord{_now, _now + duration, sm});  // blocks start in index order
     }
   }
-  ++_stats.blocks;
+  if (++_stats.blocks > static_cast<std::uint64_t>(_scenario.sim.max_blocks)) {
+    // Bounds time and memory: a 2^31-block grid would otherwise run (and record) every block.
+    throw Error(fmt::format(
+        "{}: simulation stopped after {} blocks at {} s: gpurt_sim.max_blocks ({}) bounds the blocks "
+        "one run starts; raise it in the config's \"gpurt_sim\" section to simulate more (memory "
+        "grows by 24 bytes a recorded block)",
+        _scenario.source, _scenario.sim.max_blocks, static_cast<double>(_now.count()) / 1e9,
+        _scenario.sim.max_blocks));
+  }
   schedule(_now + duration, EventKind::block_end, id, sm);
 }
 
@@ -261,6 +272,7 @@ void Simulator::dispatch_context(int context) {
         }
         if (sm < 0) {
           _blocked_op = id;
+          for (int f : _freed_since_block) _freed_listed[static_cast<std::size_t>(f)] = 0;
           _freed_since_block.clear();
           return;
         }
@@ -344,7 +356,15 @@ void Simulator::handle(const Event& e) {
       Op& op = _ops[static_cast<std::size_t>(e.a)];
       _device.release(e.b, op.shape);
       _perf.end(e.b, op.locality, op.memory_fraction);
-      if (_blocked_op >= 0) _freed_since_block.push_back(e.b);
+      if (_blocked_op >= 0) {
+        // A list of distinct SMs (a huge blocked grid would otherwise grow it by one entry a
+        // block end and rescan it for every block placed: quadratic time).
+        if (_freed_listed.empty()) _freed_listed.assign(static_cast<std::size_t>(_platform.sms), 0);
+        if (!_freed_listed[static_cast<std::size_t>(e.b)]) {
+          _freed_listed[static_cast<std::size_t>(e.b)] = 1;
+          _freed_since_block.push_back(e.b);
+        }
+      }
       Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
       --ctx.running_blocks;
       if (ctx.sm_limit > 0 && --ctx.resident[static_cast<std::size_t>(e.b)] == 0) --ctx.sms_in_use;
@@ -427,7 +447,9 @@ SimResult Simulator::run() {
 }
 
 SimStats run_driven(const Platform& platform, SimDriver& driver) {
-  const Scenario none;
+  Scenario none;
+  // The drivers' own limits (jobs, horizon) bound their work; gpurt_sim.max_blocks is for configs.
+  none.sim.max_blocks = std::numeric_limits<std::int64_t>::max();
   SimulateOptions options;  // no horizon: every op the driver issues runs to completion
   options.record = false;
   Simulator sim(none, platform, options);

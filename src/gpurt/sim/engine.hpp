@@ -194,6 +194,9 @@ class Simulator {
   // scan can hold its next block (no other SM gained resources).
   int _blocked_op = -1;
   std::vector<int> _freed_since_block;
+  /// _freed_since_block as flags by SM: each SM is listed once, so a placement among the freed SMs
+  /// costs at most one look at each SM however many blocks ended while the head was blocked.
+  std::vector<char> _freed_listed;
   int _kernels_running = 0;
 
   // Time slicing among contexts (Dissertation §3.2): one context's blocks at a time.
