@@ -297,3 +297,26 @@ TEST(ExaminerLimits, KernelLaunchesAndIterationsAreBounded) {
                                                {{"gpurt_sim", {{"max_kernels", 50}}}}));
   EXPECT_NE(cpu.find("after 50 iterations"), std::string::npos) << cpu;
 }
+
+TEST(ExaminerLimits, BlocksOfOneRunAreBounded) {
+  // A 2^31 - 1 block grid is one kernel launch, so max_kernels never trips; gpurt_sim.max_blocks
+  // stops it, naming the key, before it runs (and, with records, stores) two billion blocks.
+  // The default (10^7) applies when the key is absent; the trip is shown with a small limit so
+  // the test stays fast under the sanitizers.
+  EXPECT_EQ(parse_scenario(one_kernel({{"block_count", 2147483647}}), "b.json", gtx1080ti()).sim.max_blocks,
+            10'000'000);
+  const std::string huge =
+      run_error(one_kernel({{"block_count", 2147483647}}, {{"gpurt_sim", {{"max_blocks", 5000}}}}));
+  EXPECT_NE(huge.find("b.json: simulation stopped after 5000 blocks"), std::string::npos) << huge;
+  EXPECT_NE(huge.find("gpurt_sim.max_blocks"), std::string::npos) << huge;
+  // The limit is exact: 3 iterations of a 100-block kernel are 300 blocks.
+  EXPECT_EQ(run_error(one_kernel({{"block_count", 100}, {"max_iterations", 3}},
+                                 {{"gpurt_sim", {{"max_blocks", 300}}}})),
+            "<no error>");
+  EXPECT_NE(run_error(one_kernel({{"block_count", 100}, {"max_iterations", 3}},
+                                 {{"gpurt_sim", {{"max_blocks", 299}}}}))
+                .find("after 299 blocks"),
+            std::string::npos);
+  EXPECT_EQ(input_error(one_kernel({}, {{"gpurt_sim", {{"max_blocks", 0}}}})),
+            "b.json: gpurt_sim.max_blocks = 0: must be in 1..1099511627776");
+}

@@ -55,6 +55,32 @@ TEST(Trace, ExaminerJsonHasTheExaminerSchemaAndReadsBack) {
   }
 }
 
+// Result files are written as text without a JSON tree of every block (issue 16: memory follows
+// the output, not a tree ~10x its size); the bytes must be exactly dump(2)'s.
+TEST(Trace, ExaminerResultTextIsExactlyTheDocumentsDump) {
+  const SimResult r = cut_ahead();
+  for (const auto& inst : r.trace.instances) {
+    EXPECT_EQ(examiner_result_text(r.trace, inst), examiner_result(r.trace, inst).dump(2)) << inst.label;
+  }
+  // Several kernels, one of them without block times, odd times and SM ids.
+  Trace t = r.trace;
+  InstanceTrace& inst = t.instances[0];
+  KernelRecord extra = inst.iterations[0].kernels[0];
+  extra.name = "second";
+  extra.blocks = {{Nanos{1}, Nanos{123456789012}, 7}, {Nanos{0}, Nanos{999999999}, 0}};
+  KernelRecord empty = extra;
+  empty.blocks.clear();
+  inst.iterations[0].kernels.push_back(extra);
+  inst.iterations[0].kernels.push_back(empty);
+  inst.iterations.push_back(inst.iterations[0]);
+  const std::string text = examiner_result_text(t, inst);
+  EXPECT_EQ(text, examiner_result(t, inst).dump(2));
+  EXPECT_NE(text.find("123.456789012"), std::string::npos);
+  // A label holding the placeholder's own text cannot confuse the splice.
+  inst.label = std::string("\x01") + "bt0";
+  EXPECT_EQ(examiner_result_text(t, inst), examiner_result(t, inst).dump(2));
+}
+
 TEST(Trace, SvgDrawsEveryBlockWithItsLabelAndAReleaseArrowPerKernel) {
   const SimResult r = cut_ahead();
   const std::string svg = render_svg_timeline(r.trace);

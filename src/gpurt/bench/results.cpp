@@ -20,7 +20,7 @@ std::string result_path(const std::string& out_dir, const std::string& log_name)
 std::vector<OutputFile> result_files(const Trace& trace, const std::string& out_dir) {
   std::vector<OutputFile> files;
   for (const InstanceTrace& inst : trace.instances) {
-    files.emplace_back(result_path(out_dir, inst.log_name), examiner_result(trace, inst).dump(2) + "\n");
+    files.emplace_back(result_path(out_dir, inst.log_name), examiner_result_text(trace, inst) + "\n");
   }
   return files;
 }

@@ -328,8 +328,8 @@ SimOptions read_sim_options(const JsonNode& node) {
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
                       "memset_bandwidth_bytes_per_s", "counter_spin_ns_per_iteration", "placement",
                       "matrix_multiply_ns_per_fma", "random_walk_ns_per_access",
-                      "mandelbrot_ns_per_iteration", "cpu_random_walk_ns_per_access", "max_kernels", "model",
-                      "seed", "comment"});
+                      "mandelbrot_ns_per_iteration", "cpu_random_walk_ns_per_access", "max_kernels",
+                      "max_blocks", "model", "seed", "comment"});
   SimOptions o;
   if (auto v = node.find("model")) {
     const std::string m = v->as_string();
@@ -338,6 +338,7 @@ SimOptions read_sim_options(const JsonNode& node) {
   }
   if (auto v = node.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int_in(0, INT64_MAX));
   if (auto v = node.find("max_kernels")) o.max_kernels = v->as_int_in(1, std::int64_t{1} << 40);
+  if (auto v = node.find("max_blocks")) o.max_blocks = v->as_int_in(1, std::int64_t{1} << 40);
   auto ns = [&](std::string_view key, Nanos& out) {
     if (auto v = node.find(key)) {
       out = v->as_nonnegative_time(TimeUnit::ns, Rounding::nearest);

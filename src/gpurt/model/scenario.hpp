@@ -25,6 +25,11 @@ inline constexpr Nanos kMinTimeSlice{1'000};
 /// gpurt_sim.max_kernels by default: the most kernel launches, and the most iterations, that one
 /// simulated run of a config may make before it stops with an error.
 inline constexpr std::int64_t kDefaultMaxKernels = 1'000'000;
+/// gpurt_sim.max_blocks by default: the most blocks one simulated run may start (over all
+/// kernels) before it stops with an error. It bounds both the run's time (about 2 s at the
+/// simulator's ~15 M block events/s) and its memory (a recorded block is 24 bytes: 240 MB, at
+/// most ~480 MB while the record vector grows).
+inline constexpr std::int64_t kDefaultMaxBlocks = 10'000'000;
 
 /// What a block of a kernel holds on its SM while it runs.
 struct BlockShape {
@@ -144,6 +149,9 @@ struct SimOptions {
   /// The most kernel launches, and the most iterations, of one run (the simulator stops with an
   /// error naming this key beyond them).
   std::int64_t max_kernels = kDefaultMaxKernels;
+  /// The most blocks one run may start, over all kernels (the simulator stops with an error
+  /// naming this key beyond them).
+  std::int64_t max_blocks = kDefaultMaxBlocks;
   std::string placement = "round-robin";  ///< block placement policy
   /// "calibrated": the platform's performance model (its "model" section); "ideal": every block
   /// runs exactly its isolated time (the documented queueing rules alone).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -198,7 +199,9 @@ class ProfileDriver : public sim::SimDriver {
 // must cover every slowdown the experiment on the same model can draw).
 template <class Driver>
 void run_driver(const Platform& p, Driver& driver, std::uint64_t seed, bool worst_case) {
-  const Scenario none;
+  Scenario none;
+  // The drivers' own limits (jobs, horizon) bound their work; gpurt_sim.max_blocks is for configs.
+  none.sim.max_blocks = std::numeric_limits<std::int64_t>::max();
   SimulateOptions so;
   so.record = false;
   so.model_seed = seed;

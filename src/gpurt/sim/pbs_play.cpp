@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -55,6 +56,9 @@ PbsPlayResult play_pbs_table(const PbsSystem& system, const std::vector<PbsFrame
     const std::size_t upto = options.strategy == PbsPlayStrategy::when_done ? round + 1 : table.size();
     Scenario sc;
     sc.name = "pbs-table";
+    // One table's frames: bounded by the table (and the analysis's vertex cap), not by the
+    // config limit gpurt_sim.max_blocks.
+    sc.sim.max_blocks = std::numeric_limits<std::int64_t>::max();
     for (std::size_t f = 0; f < upto; ++f) {
       const bool entry = system.batches.end() != std::find_if(system.batches.begin(), system.batches.end(),
                                                               [&](const PbsBatchTime& b) {

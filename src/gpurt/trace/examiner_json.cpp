@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/error.hpp"
 
 namespace gpurt {
@@ -19,9 +21,14 @@ Nanos read_seconds(const JsonNode& n) {
   return *t;
 }
 
-}  // namespace
+// The placeholder for kernel k's array (`tag` "bt": block_times, "sm": block_smids), spliced by
+// examiner_result_text (which falls back to the tree if a name happens to hold the same text).
+std::string placeholder(const char* tag, std::size_t k) { return fmt::format("\x01{}{}", tag, k); }
 
-Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
+// With `placeholders`, the two per-block arrays of each kernel are strings naming them, so the
+// document stays small whatever the block count.
+Json examiner_doc(const Trace& trace, const InstanceTrace& inst, bool placeholders) {
+  std::size_t kernel = 0;
   Json times = Json::array();
   times.push_back(Json::object());  // the examiner's first entry is always blank
   for (const IterationRecord& it : inst.iterations) {
@@ -32,7 +39,12 @@ Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
     for (const KernelRecord& k : it.kernels) {
       Json block_times = Json::array();
       Json smids = Json::array();
-      for (const BlockRecord& b : k.blocks) {
+      if (placeholders) {
+        block_times = placeholder("bt", kernel);
+        smids = placeholder("sm", kernel);
+      }
+      ++kernel;
+      for (const BlockRecord& b : placeholders ? std::vector<BlockRecord>{} : k.blocks) {
         block_times.push_back(sec(b.start));
         block_times.push_back(sec(b.end));
         smids.push_back(b.sm);
@@ -66,6 +78,67 @@ Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
                         {"stream", inst.stream}};
   }
   return doc;
+}
+
+}  // namespace
+
+Json examiner_result(const Trace& trace, const InstanceTrace& inst) {
+  return examiner_doc(trace, inst, false);
+}
+
+// dump(2) of examiner_result, built without the per-block JSON tree (a tree of 10^7 blocks takes
+// ~1 GB; the text takes ~1/10 of it): the block arrays are written in dump(2)'s own layout,
+// each number formatted by the JSON library, so the bytes are the same.
+std::string examiner_result_text(const Trace& trace, const InstanceTrace& inst) {
+  const std::string skeleton = examiner_doc(trace, inst, true).dump(2);
+  std::vector<const KernelRecord*> kernels;
+  for (const IterationRecord& it : inst.iterations)
+    for (const KernelRecord& k : it.kernels) kernels.push_back(&k);
+  const std::string mark = "\"\\u0001";  // how dump() writes the placeholder's first character
+  std::size_t marks = 0;
+  for (std::size_t f = 0; (f = skeleton.find(mark, f)) != std::string::npos; ++f) ++marks;
+  if (marks != 2 * kernels.size()) return examiner_result(trace, inst).dump(2);  // a name holds \x01
+  std::string out;
+  std::size_t blocks = 0;
+  for (const KernelRecord* k : kernels) blocks += k->blocks.size();
+  out.reserve(skeleton.size() + blocks * 40);
+  std::size_t at = 0;
+  for (std::size_t found; (found = skeleton.find(mark, at)) != std::string::npos;) {
+    const std::size_t close = skeleton.find('"', found + mark.size());
+    const std::string name = skeleton.substr(found + mark.size(), close - found - mark.size());
+    const bool times = name.compare(0, 2, "bt") == 0;
+    const KernelRecord& k = *kernels.at(static_cast<std::size_t>(std::stoul(name.substr(2))));
+    const std::size_t line = skeleton.rfind('\n', found) + 1;
+    const std::string indent(skeleton.find_first_not_of(' ', line) - line, ' ');
+    out.append(skeleton, at, found - at);
+    if (k.blocks.empty()) {
+      out += "[]";
+    } else {
+      out += "[";
+      auto item = [&](const std::string& v) {
+        out += "\n";
+        out += indent;
+        out += "  ";
+        out += v;
+        out += ",";
+      };
+      for (const BlockRecord& b : k.blocks) {
+        if (times) {
+          item(Json(sec(b.start)).dump());
+          item(Json(sec(b.end)).dump());
+        } else {
+          item(Json(b.sm).dump());
+        }
+      }
+      out.pop_back();  // the last comma
+      out += "\n";
+      out += indent;
+      out += "]";
+    }
+    at = close + 1;
+  }
+  out.append(skeleton, at, std::string::npos);
+  return out;
 }
 
 Trace load_examiner_results(const std::vector<std::string>& paths) {

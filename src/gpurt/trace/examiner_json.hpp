@@ -13,6 +13,10 @@ namespace gpurt {
 /// The result document of one instance.
 Json examiner_result(const Trace& trace, const InstanceTrace& instance);
 
+/// examiner_result(...).dump(2), the same bytes, without building the per-block JSON tree (what
+/// result files are written from: memory follows the text, not a tree of every block).
+std::string examiner_result_text(const Trace& trace, const InstanceTrace& instance);
+
 /// Reads result files (simulated or measured on a GPU) into one trace. Throws InputError.
 Trace load_examiner_results(const std::vector<std::string>& paths);
 
