@@ -160,3 +160,31 @@ TEST(FftProfileSim, CalibratedPresetFitsExample1AndPredictsTableI) {
     EXPECT_EQ(allowed_sizes_by_rho(profile_fft_size_sim(p, size, o), 1.1).back(), expected) << "2^" << size;
   }
 }
+
+// Host CPU contention (PerfParams::host_cores/host_slice_us; docs/simulator.md): 21 tasks on
+// 19 cores. Under the SMLP at most 19 threads hold the lock (19 units) and spin; the others are
+// suspended on it, so nothing changes. Under best effort all 21 spin, and a job's completion is
+// seen up to one 1-ms slice late with probability 2/21.
+TEST(FftTasksSim, HostContentionDelaysBestEffortThreadsButNotSuspendedSmlpWaiters) {
+  FftTasksOptions t;
+  t.kernels = cufft_kernels({22, 1}, rtx3060ti());
+  t.allowed = {1, 2, 3};
+  t.tasks = 21;
+  t.jobs = 10;
+  Platform host = rtx3060ti();
+  host.model.host_cores = 19;
+  host.model.host_slice_us = 1000;
+  t.policy = FftPolicy::smlp;
+  EXPECT_EQ(simulate_fft_tasks(host, t).responses, simulate_fft_tasks(rtx3060ti(), t).responses);
+  t.policy = FftPolicy::best_effort;
+  const FftTasksResult plain = simulate_fft_tasks(rtx3060ti(), t);
+  const FftTasksResult late = simulate_fft_tasks(host, t);
+  const Nanos plain_max = *std::max_element(plain.responses.begin(), plain.responses.end());
+  const Nanos late_max = *std::max_element(late.responses.begin(), late.responses.end());
+  // 210 jobs, ~20 of them seen late by U·1 ms: the worst is most of a slice more ...
+  EXPECT_GT(late_max, plain_max + Nanos{500'000});
+  EXPECT_LT(late_max, plain_max + Nanos{1'000'000} + Nanos{300'000});
+  // ... and host_cores >= threads turns it off exactly.
+  host.model.host_cores = 21;
+  EXPECT_EQ(simulate_fft_tasks(host, t).responses, plain.responses);
+}

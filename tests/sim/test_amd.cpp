@@ -179,6 +179,26 @@ TEST(AmdDispatch, Table42SeDistributedUnequalPartitionsDoNotStall) {
   EXPECT_GT(packed_unequal.mean, 4 * unequal.mean);
 }
 
+TEST(AmdDispatch, AceHandsOutOneBlockPerDispatchInterval) {
+  // block_dispatch_ns (PerfParams; footnote 11 of §4.2.1): ten 100-us blocks, one ACE handing
+  // out one every 1 us: block i starts at i us, the last ends at 9 + 100 = 109 us (without the
+  // interval all ten start at 0 and end at 100 us).
+  Platform p = radeon();
+  p.model = PerfParams{};
+  const auto end = [&](const std::string& json, const std::string& label) {
+    return kernel(run_text(json, p), label).blocks.back().end;
+  };
+  const std::string one = config({one_kernel(10, 64, "", 0, "K1", 100'000)});
+  EXPECT_EQ(end(one, "K1"), Nanos{100'000});
+  p.model.block_dispatch_ns = 1000;
+  EXPECT_EQ(end(one, "K1"), Nanos{109'000});
+  // Two kernels in two queues have two ACEs: neither waits for the other's pacing.
+  const std::string two =
+      config({one_kernel(10, 64, "", 0, "K1", 100'000), one_kernel(10, 64, "", 0, "K2", 100'000)});
+  EXPECT_EQ(end(two, "K1"), Nanos{109'000});
+  EXPECT_EQ(end(two, "K2"), Nanos{109'000});
+}
+
 TEST(SimEngine, LaunchLatencyWithMaxTimeTerminates) {
   // Before issue 7 the host saw its stream idle while the launch was still on its way, ended
   // the iteration at once and looped forever at one instant. Now each iteration waits for its

@@ -3,8 +3,8 @@
 namespace gpurt {
 
 PerfParams parse_perf_params(const JsonNode& node) {
-  node.expect_object(
-      {"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter", "comment"});
+  node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
+                      "host_cores", "host_slice_us", "block_dispatch_ns", "comment"});
   PerfParams p;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
@@ -23,6 +23,19 @@ PerfParams parse_perf_params(const JsonNode& node) {
     if (!(p.memory_bandwidth >= 0 && p.memory_bandwidth <= 1e6))
       v->fail("must be in 0..1000000 (0: unlimited)");
   }
+  if (auto v = node.find("host_cores")) {
+    p.host_cores = v->as_number();
+    if (!(p.host_cores >= 0 && p.host_cores <= 4096 && p.host_cores == static_cast<int>(p.host_cores)))
+      v->fail("must be a whole number in 0..4096 (0: as many cores as threads)");
+  }
+  if (auto v = node.find("host_slice_us")) {
+    p.host_slice_us = v->as_number();
+    if (!(p.host_slice_us >= 0 && p.host_slice_us <= 1e6)) v->fail("must be in 0..1000000 (microseconds)");
+  }
+  if (auto v = node.find("block_dispatch_ns")) {
+    p.block_dispatch_ns = v->as_number();
+    if (!(p.block_dispatch_ns >= 0 && p.block_dispatch_ns <= 1e9)) v->fail("must be in 0..1000000000 (ns)");
+  }
   return p;
 }
 
@@ -31,7 +44,10 @@ Json to_json(const PerfParams& p) {
               {"coresidence_cost", p.coresidence_cost},
               {"spread_cost", p.spread_cost},
               {"memory_bandwidth", p.memory_bandwidth},
-              {"jitter", p.jitter}};
+              {"jitter", p.jitter},
+              {"host_cores", p.host_cores},
+              {"host_slice_us", p.host_slice_us},
+              {"block_dispatch_ns", p.block_dispatch_ns}};
 }
 
 }  // namespace gpurt

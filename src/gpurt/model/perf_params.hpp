@@ -30,11 +30,31 @@ struct PerfParams {
   /// Run-to-run variability: a block's time is multiplied by 1 + U, U uniform in [0, jitter],
   /// drawn from the simulation's seed (same seed, same bytes).
   double jitter = 0;
+  /// Host CPU contention (FFT/SMLP §IV-A: N host threads, each waiting for its job in
+  /// cudaStreamSynchronize, Alg. 1 line 10): the CPU cores that run the tasks' threads
+  /// (0: as many as threads, the mechanism off). A thread spinning there (best effort: every
+  /// task; SMLP: the lock holders, a waiter is suspended, §III-A) competes for them; with R
+  /// such threads on host_cores < R cores, a job's completion is seen by its
+  /// thread only when the thread is on a core: with probability (R - host_cores)/R it is not,
+  /// and it waits U·host_slice_us more (U uniform in [0, 1), seeded). sim/fft_sim.cpp.
+  double host_cores = 0;
+  /// The OS time slice a descheduled thread waits for, at most, in microseconds.
+  double host_slice_us = 0;
+  /// AMD block dispatch rate (Dissertation §4.2.2.3, Fig. 4.5 and footnote 11): an ACE hands a
+  /// kernel's blocks to the shader engines one at a time, in block order; after handing one it
+  /// can hand the next only this many nanoseconds later. One ACE per hardware queue, so two
+  /// kernels in two queues dispatch twice as fast as one: a kernel of many short blocks (MM256)
+  /// is dispatch-bound alone but barely slowed by a competitor. sim/amd_dispatch.cpp; 0: off.
+  double block_dispatch_ns = 0;
 
-  /// True when every mechanism is off (the ideal model).
-  bool ideal() const noexcept {
+  /// True when every block-time mechanism is off (every block runs its isolated time).
+  bool blocks_ideal() const noexcept {
     return switch_cost == 0 && coresidence_cost == 0 && spread_cost == 0 && memory_bandwidth == 0 &&
            jitter == 0;
+  }
+  /// True when every mechanism is off (the ideal model).
+  bool ideal() const noexcept {
+    return blocks_ideal() && (host_cores == 0 || host_slice_us == 0) && block_dispatch_ns == 0;
   }
   bool operator==(const PerfParams&) const = default;
 };

@@ -15,6 +15,9 @@
 //   primary queue (§3.4.1).
 // - Contexts (processes) run concurrently: AMD's hardware scheduler maps the queues of several
 //   processes at once, so there is no time slicing on this path; stream priorities are ignored.
+// - With the performance model's block_dispatch_ns > 0 an ACE hands out at most one block of its
+//   kernel per that interval (footnote 11: the block-dispatching hardware limits a kernel of many
+//   blocks; each queue has its own ACE, so competitors do not share the limit).
 #include <algorithm>
 
 #include "gpurt/sim/engine.hpp"
@@ -52,10 +55,16 @@ int Simulator::place_in_se(int se, const BlockShape& shape, const std::vector<bo
 // MM256 starving MM1024 (Dissertation §4.2.2.3). The simulator frees a block at one instant, so
 // it grants that head start by serving smaller blocks first within the instant.
 void Simulator::dispatch_amd() {
+  const Nanos interval{static_cast<std::int64_t>(_platform.model.block_dispatch_ns)};
   while (true) {
     int best = -1, best_cu = -1;
+    Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again
     for (int id : _amd_active) {
       const Op& op = _ops[static_cast<std::size_t>(id)];
+      if (op.ace_ready > _now) {  // its ACE handed out a block less than `interval` ago
+        if (next_ready.count() < 0 || op.ace_ready < next_ready) next_ready = op.ace_ready;
+        continue;
+      }
       if (best >= 0) {
         const Op& b = _ops[static_cast<std::size_t>(best)];
         const bool better = op.shape.threads != b.shape.threads ? op.shape.threads < b.shape.threads
@@ -69,13 +78,20 @@ void Simulator::dispatch_amd() {
       best = id;
       best_cu = cu;
     }
-    if (best < 0) return;
+    if (best < 0) {
+      if (next_ready.count() >= 0 && (_ace_wake < _now || next_ready < _ace_wake)) {
+        _ace_wake = next_ready;
+        schedule(next_ready, EventKind::dispatch_wake);
+      }
+      return;
+    }
     Op& op = _ops[static_cast<std::size_t>(best)];
     const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
     const int ses = _platform.shader_engines;
     _se_cursor[static_cast<std::size_t>(best_cu % ses)] =
         static_cast<std::size_t>(best_cu / ses + 1) % _se_cus[static_cast<std::size_t>(best_cu % ses)].size();
     start_block(best, best_cu);
+    if (interval.count() > 0) op.ace_ready = _now + interval;
     op.last_served = ++_serve_clock;
     op.se_turn = op.se_turn + 1 == static_cast<int>(s.ses.size()) ? 0 : op.se_turn + 1;
     if (op.next_block == op.blocks)

@@ -409,6 +409,9 @@ void Simulator::handle(const Event& e) {
     case EventKind::driver_wake:
       driver->wake(*this, e.a);
       break;
+    case EventKind::dispatch_wake:  // dispatch() runs after every batch of events
+      _ace_wake = Nanos{-1};
+      break;
     case EventKind::switch_done:
       if (e.a == _slice_id) {
         _switching = false;

@@ -26,7 +26,8 @@ enum class EventKind : std::uint8_t {
   host_wake,
   slice_end,
   switch_done,
-  driver_wake
+  driver_wake,
+  dispatch_wake  ///< an AMD ACE may hand out its next block (PerfParams::block_dispatch_ns)
 };
 
 struct Event {
@@ -58,6 +59,7 @@ struct Op {
   // AMD dispatch (amd_dispatch.cpp)
   int se_turn = 0;                ///< index into Stream::ses of the SE that gets the next block
   std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
+  Nanos ace_ready{0};             ///< its ACE may hand out the next block from then on
   // copy / memset
   Nanos duration{0};
   int engine = 0;
@@ -210,6 +212,7 @@ class Simulator {
   std::vector<std::vector<int>> _se_cus;  ///< CUs (flat HIP bit order) of each SE
   std::vector<std::size_t> _se_cursor;    ///< per SE: where the next CU search starts
   std::uint64_t _serve_clock = 0;         ///< workload managers' service order
+  Nanos _ace_wake{-1};                    ///< time of the pending dispatch_wake event (-1: none)
 };
 
 /// Runs a GPU driven only by `driver` (no examiner host programs) on `platform` until every op

@@ -25,11 +25,16 @@ std::vector<bool> unit_mask(const Platform& p, int first, int count) {
 }
 
 // N tasks, each a loop of jobs: [gap] → request (SMLP lock or none) → kernels in order →
-// unlock → next job. Tag = task index; a timer tag is offset by `tasks`.
+// [host delay] → unlock → next job. Tag = task index; a request timer's tag is offset by
+// `tasks`, a host-delay timer's by 2·`tasks`.
 class TasksDriver : public sim::SimDriver {
  public:
   TasksDriver(const Platform& p, const FftTasksOptions& o)
-      : _p(p), _o(o), _rng(o.seed), _busy(static_cast<std::size_t>(p.units()), false) {
+      : _p(p),
+        _o(o),
+        _rng(o.seed),
+        _host_rng(o.seed ^ 0x5DEECE66DULL),
+        _busy(static_cast<std::size_t>(p.units()), false) {
     _tasks.resize(static_cast<std::size_t>(o.tasks));
   }
 
@@ -38,7 +43,13 @@ class TasksDriver : public sim::SimDriver {
   void start(sim::Simulator& sim) override {
     for (int i = 0; i < _o.tasks; ++i) sim.driver_timer(Nanos{0}, i + _o.tasks);
   }
-  void wake(sim::Simulator& sim, int tag) override { request(sim, static_cast<std::size_t>(tag - _o.tasks)); }
+  void wake(sim::Simulator& sim, int tag) override {
+    if (tag >= 2 * _o.tasks) {
+      finish_job(sim, static_cast<std::size_t>(tag - 2 * _o.tasks));
+    } else {
+      request(sim, static_cast<std::size_t>(tag - _o.tasks));
+    }
+  }
   void kernel_done(sim::Simulator& sim, int tag) override {
     const auto i = static_cast<std::size_t>(tag);
     Task& t = _tasks[i];
@@ -46,7 +57,40 @@ class TasksDriver : public sim::SimDriver {
       sim.driver_launch(t.stream, (*t.kernels)[t.next_kernel], tag, tag);  // a task's working set
       return;
     }
-    // Job done: unlock first (Alg. 1 line 11), then the next request after a host gap.
+    // The GPU work is done; the thread sees it when it is on a CPU core (host contention).
+    const Nanos late = host_delay();
+    if (late.count() > 0) {
+      sim.driver_timer(sim.now() + late, tag + 2 * _o.tasks);
+      return;
+    }
+    finish_job(sim, i);
+  }
+
+  FftTasksResult take() { return std::move(_result); }
+
+ private:
+  // Host CPU contention (model/perf_params.hpp host_cores, host_slice_us): the R threads that
+  // spin in cudaStreamSynchronize (best effort: all N; SMLP: the lock holders -- a waiter is
+  // suspended, FFT/SMLP §III-A; the microsecond host gaps are not counted) share host_cores
+  // cores; a thread is off its core with probability (R - cores)/R and then waits up to a slice.
+  Nanos host_delay() {
+    const PerfParams& m = _p.model;
+    if (m.host_cores <= 0 || m.host_slice_us <= 0) return Nanos{0};
+    const double runnable = static_cast<double>(
+        _o.policy == FftPolicy::best_effort
+            ? _o.tasks
+            : std::count_if(_tasks.begin(), _tasks.end(), [](const Task& t) { return !t.held.empty(); }));
+    if (runnable <= m.host_cores) return Nanos{0};
+    const double off = _host_rng.uniform01();
+    const double wait = _host_rng.uniform01();  // drawn always: one stream, two draws per job
+    if (off >= (runnable - m.host_cores) / runnable) return Nanos{0};
+    return Nanos{static_cast<std::int64_t>(wait * m.host_slice_us * 1000.0)};
+  }
+
+  // The thread has seen its job complete: unlock first (Alg. 1 line 11), then the next request
+  // after a host gap.
+  void finish_job(sim::Simulator& sim, std::size_t i) {
+    Task& t = _tasks[i];
     _result.responses.push_back(sim.now() - t.requested);
     _result.makespan = std::max(_result.makespan, sim.now());
     for (int u : t.held) _busy[static_cast<std::size_t>(u)] = false;
@@ -58,9 +102,6 @@ class TasksDriver : public sim::SimDriver {
     }
   }
 
-  FftTasksResult take() { return std::move(_result); }
-
- private:
   struct Task {
     int jobs_done = 0;
     std::size_t next_kernel = 0;
@@ -122,6 +163,7 @@ class TasksDriver : public sim::SimDriver {
   const Platform& _p;
   const FftTasksOptions& _o;
   Rng _rng;
+  Rng _host_rng;  ///< host contention draws, apart from the gaps' (a change in one keeps the other)
   std::vector<bool> _busy;
   std::vector<Task> _tasks;
   std::deque<std::size_t> _waiting;

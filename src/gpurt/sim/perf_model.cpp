@@ -8,7 +8,7 @@ namespace gpurt::sim {
 
 PerfModel::PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool worst_case)
     : _p(params),
-      _ideal(params.ideal()),
+      _ideal(params.blocks_ideal()),
       _worst(worst_case),
       _seed(seed),
       _last(static_cast<std::size_t>(sms), -1),
