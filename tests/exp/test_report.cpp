@@ -198,5 +198,37 @@ TEST(Report, MixedExampleIsConsistent) {
                   << v.bound.count();
 }
 
+// PBS Figure 1 as a system: GPUSched's table gives the bounds (latest finish after arrival), and
+// the table played in the simulator ends every frame where the model says, so each simulated
+// maximum equals its bound; the verdicts are analyse_pbs's own.
+TEST(Report, PbsFigure1TableIsPlayedAsAnalysed) {
+  const System s = load_system(std::string(GPURT_SOURCE_DIR) + "/examples/system/pbs-figure1.system.json");
+  const Report r = make_report(s);
+  const ReportAnalysis& gpusched = analysis(r, "gpusched");
+  ASSERT_TRUE(gpusched.applicable) << gpusched.why;
+  EXPECT_EQ(gpusched.schedulable, true);
+  const ReportSimulation& played = simulation(r, "pbs-table");
+  ASSERT_TRUE(played.ran) << played.why;
+  ASSERT_EQ(played.tasks.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(gpusched.tasks[i].bound);
+    EXPECT_EQ(played.tasks[i].max_response, *gpusched.tasks[i].bound) << gpusched.tasks[i].name;
+    EXPECT_LE(*gpusched.tasks[i].bound, *gpusched.tasks[i].deadline);
+  }
+  // Five, four and two jobs in the 20 ms hyperperiod (periods 4, 5, 10 ms).
+  EXPECT_EQ(played.tasks[0].jobs, 5);
+  EXPECT_EQ(played.tasks[1].jobs, 4);
+  EXPECT_EQ(played.tasks[2].jobs, 2);
+  const PbsSystem pbs = *to_pbs(s).model;
+  for (const auto& [name, policy] :
+       {std::pair{"edf-serial", PbsPolicy::edf_serial}, std::pair{"edf-parallel", PbsPolicy::edf_parallel}}) {
+    PbsOptions o;
+    o.policy = policy;
+    EXPECT_EQ(analysis(r, name).schedulable, analyse_pbs(pbs, o).schedulable) << name;
+  }
+  EXPECT_FALSE(analysis(r, "fifo-theorem1").schedulable.has_value());  // below the limit: no verdict
+  EXPECT_TRUE(r.violations.empty());
+}
+
 }  // namespace
 }  // namespace gpurt
