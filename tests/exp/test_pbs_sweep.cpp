@@ -60,6 +60,15 @@ TEST(PbsSweep, Figure5cMergingNeverGrowsTheGraph) {
     EXPECT_EQ(row[7], a.schedulable ? "true" : "false");
     EXPECT_EQ(std::stoull(row[8]), a.stats.vertices_created);
     EXPECT_LE(std::stoull(row[8]), std::stoull(row[9]));
+    // no_merge is the unmerged tree (PbsMerge::none), identical the Δ = 0-only graph.
+    const PbsResult tree =
+        analyse_pbs(*s, {.explore_all = true, .max_vertices = o.max_vertices, .merge = PbsMerge::none});
+    EXPECT_EQ(tree.stats.vertices_merged, 0u);
+    EXPECT_EQ(std::stoull(row[9]), tree.stats.vertices_created);
+    EXPECT_EQ(row[12], tree.complete ? "true" : "false");
+    const PbsResult identical =
+        analyse_pbs(*s, {.explore_all = true, .max_vertices = o.max_vertices, .merge = PbsMerge::identical});
+    EXPECT_EQ(std::stoull(row[13]), identical.stats.vertices_created);
   }
 }
 
