@@ -32,8 +32,9 @@ struct Models {
   Derived<FifoSystem> fifo;
 };
 
-/// Analyses in report order; `federated` is the sim/system.hpp federated run that carries the
-/// dedicated-unit bounds (absent when the SMLP model does not apply).
+/// Appends every analysis, in report order, to report.analyses (and GPUSched's table to
+/// report.pbs_table). The federated bounds come from a one-release simulate_system run, which
+/// computes the dedicated-unit allocation and its bound.
 void add_analyses(Report& report, const Models& models, const ReportOptions& options);
 
 /// Runs one simulated policy (a name of kReportPolicies) over `horizon`.
