@@ -35,6 +35,7 @@ namespace {
 
 struct BenchArgs {
   std::string config, backend = "sim", platform, out, svg;
+  std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
   std::vector<std::string> plugin_libs;
   bool json = false;
   double timeout_s = 0;  // 0: none
@@ -128,6 +129,7 @@ void run_bench_command(const BenchArgs& a) {
     result = run_bench(scenario, platform, backend, &libraries);
   }
   // Only now, with the whole run complete, is anything written.
+  if (!a.svg.empty()) check_drawable(result.trace, a.max_drawn_blocks);
   std::vector<OutputFile> outputs = result_files(result.trace, out);
   if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(result.trace));
   create_result_folders(outputs, out);
@@ -172,6 +174,10 @@ void add_bench(CLI::App& app) {
   cmd->add_option("--out", args->out,
                   "Folder for the result files (default: the config's base_result_directory)");
   cmd->add_option("--svg", args->svg, "Also write a timeline picture");
+  cmd->add_option("--max-drawn-blocks", args->max_drawn_blocks,
+                  "Most blocks --svg draws (default 1000000; the run stops with exit 1, "
+                  "writing nothing, above it)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--plugin-lib", args->plugin_libs,
                   "A plugin library (shared object exporting gpurt_bench_plugins) to load; repeatable")
       ->expected(1)

@@ -17,6 +17,7 @@ namespace {
 struct PlotArgs {
   std::vector<std::string> results, compare;
   std::string svg, perfetto, cdf, platform;
+  std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
 };
 
 void apply_platform(Trace& trace, const std::string& arg) {
@@ -43,6 +44,8 @@ void run_plot(const PlotArgs& a) {
     Trace measured = load_examiner_results(result_files_in(a.compare[1]));
     apply_platform(predicted, a.platform);
     apply_platform(measured, a.platform);
+    check_drawable(predicted, a.max_drawn_blocks);
+    check_drawable(measured, a.max_drawn_blocks);
     outputs.emplace_back(a.svg, side_by_side_svg(predicted, measured));
     if (!a.cdf.empty()) {
       Chart c = response_time_cdf(predicted);
@@ -61,8 +64,9 @@ void run_plot(const PlotArgs& a) {
       throw InputError("gpurt plot", "give --svg FILE, --perfetto FILE and/or --cdf FILE");
     Trace trace = load_examiner_results(a.results);
     apply_platform(trace, a.platform);
+    if (!a.svg.empty() || !a.perfetto.empty()) check_drawable(trace, a.max_drawn_blocks);
     if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(trace));
-    if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace(trace).dump() + "\n");
+    if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace_text(trace) + "\n");
     if (!a.cdf.empty()) outputs.emplace_back(a.cdf, chart_svg(response_time_cdf(trace)));
   }
   write_files_atomically(outputs);  // all or none
@@ -87,6 +91,10 @@ void add_plot(CLI::App& app) {
   plot->add_option("--perfetto", pargs->perfetto, "Chrome/Perfetto trace to write");
   plot->add_option("--cdf", pargs->cdf, "Response-time CDF picture to write");
   plot->add_option("--platform", pargs->platform, "GPU the results came from (SM count, lane scale)");
+  plot->add_option("--max-drawn-blocks", pargs->max_drawn_blocks,
+                   "Most blocks --svg/--perfetto draw (default 1000000; exit 1, writing nothing, "
+                   "above it)")
+      ->check(CLI::PositiveNumber);
   plot->callback([pargs] { run_plot(*pargs); });
 }
 

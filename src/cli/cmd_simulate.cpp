@@ -62,6 +62,7 @@ namespace {
 
 struct SimulateArgs {
   std::string config, platform, out, svg, perfetto, model = "calibrated";
+  std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
   bool json = false;
 };
 
@@ -75,9 +76,10 @@ void run_simulate(const SimulateArgs& a) {
   const Scenario scenario = load_scenario(a.config, platform);
   const SimResult result = simulate(scenario, platform);
   // Only now, with every input checked and the run complete, is anything written.
+  if (!a.svg.empty() || !a.perfetto.empty()) check_drawable(result.trace, a.max_drawn_blocks);
   std::vector<OutputFile> outputs = result_files(result.trace, a.out);
   if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(result.trace));
-  if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace(result.trace).dump() + "\n");
+  if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace_text(result.trace) + "\n");
   create_result_folders(outputs, a.out);
   write_files_atomically(outputs);
 
@@ -115,6 +117,10 @@ void add_simulate(CLI::App& app) {
   cmd->add_option("--out", args->out, "Folder for the result files")->required();
   cmd->add_option("--svg", args->svg, "Also write a timeline picture");
   cmd->add_option("--perfetto", args->perfetto, "Also write a Chrome/Perfetto trace (ui.perfetto.dev)");
+  cmd->add_option("--max-drawn-blocks", args->max_drawn_blocks,
+                  "Most blocks --svg/--perfetto draw (default 1000000; the run stops with exit 1, "
+                  "writing nothing, above it)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   add_model_option(cmd, args->model);
   cmd->callback([args] { run_simulate(*args); });

@@ -320,6 +320,25 @@ TEST_F(Cli, SimulateWithAPerfettoFolderLeavesNoResults) {
   EXPECT_FALSE(fs::exists(path("R")));
 }
 
+// Pictures of huge traces are bounded (issue 16): cut_ahead has 10 blocks; with at most 9 drawn,
+// the run stops with exit 1 naming the option and writes nothing, not even the result files.
+TEST_F(Cli, SimulateRefusesToDrawMoreBlocksThanMaxDrawnBlocks) {
+  const Outcome r = cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R") + " --svg " +
+                        path("t.svg") + " --max-drawn-blocks 9");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("the trace has 10 blocks, more than --max-drawn-blocks (9)"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("R")));
+  EXPECT_FALSE(fs::exists(path("t.svg")));
+  EXPECT_EQ(cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R") + " --perfetto " +
+                path("t.json") + " --max-drawn-blocks 10")
+                .code,
+            0);
+  EXPECT_EQ(
+      cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R2") + " --max-drawn-blocks 0").code,
+      2);
+}
+
 TEST_F(Cli, SimulateOutNamingAFileIsBadInput) {
   write("afile", "x");
   const Outcome r = cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("afile"));

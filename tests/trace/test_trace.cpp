@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/sim/simulate.hpp"
 #include "gpurt/trace/examiner_json.hpp"
@@ -79,6 +80,14 @@ TEST(Trace, ExaminerResultTextIsExactlyTheDocumentsDump) {
   // A label holding the placeholder's own text cannot confuse the splice.
   inst.label = std::string("\x01") + "bt0";
   EXPECT_EQ(examiner_result_text(t, inst), examiner_result(t, inst).dump(2));
+}
+
+TEST(Trace, PerfettoTextIsExactlyTheDocumentsDump) {
+  const SimResult r = cut_ahead();
+  EXPECT_EQ(perfetto_trace_text(r.trace), perfetto_trace(r.trace).dump());
+  EXPECT_EQ(drawn_blocks(r.trace), 10u);
+  EXPECT_NO_THROW(check_drawable(r.trace, 10));
+  EXPECT_THROW(check_drawable(r.trace, 9), gpurt::Error);
 }
 
 TEST(Trace, SvgDrawsEveryBlockWithItsLabelAndAReleaseArrowPerKernel) {

@@ -1,6 +1,7 @@
 // Pictures and interactive traces of a Trace (simulated or measured).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -21,5 +22,18 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options = 
 
 /// Chrome/Perfetto trace-event JSON: one track per SM (blocks) and one per instance (iterations).
 Json perfetto_trace(const Trace& trace);
+
+/// perfetto_trace(trace).dump(), the same bytes, built one event at a time (what files are
+/// written from: no JSON tree of every block).
+std::string perfetto_trace_text(const Trace& trace);
+
+/// The most blocks a timeline picture or Perfetto trace draws by default (--max-drawn-blocks).
+inline constexpr std::uint64_t kDefaultMaxDrawnBlocks = 1'000'000;
+
+/// Blocks recorded in the trace (what a picture of it draws).
+std::uint64_t drawn_blocks(const Trace& trace);
+
+/// Throws Error naming --max-drawn-blocks when the trace holds more than `max_blocks` blocks.
+void check_drawable(const Trace& trace, std::uint64_t max_blocks);
 
 }  // namespace gpurt
