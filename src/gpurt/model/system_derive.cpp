@@ -153,7 +153,7 @@ Derived<SmlpSystem> to_smlp(const System& s) {
     SmlpTask task;
     SmlpTaskTiming timing;
     task.name = t.name;
-    task.deadline = t.deadline;
+    task.deadline = t.deadline ? t.deadline : t.period;  // implicit deadline (D = T) when none is given
     timing.period = t.period;
     bool after = false;
     // CPU and copy work before the kernel is cpu_before, after it cpu_after (worst cases).
