@@ -60,15 +60,16 @@ clean:
 	rm -rf $(BUILD) build-asan build-fuzz build-tsan
 
 # Coverage-guided fuzzing of the file readers (clang + libFuzzer); FUZZ_SECONDS per target.
-# Each target starts from the bundled examples of its format.
+# Each target starts from the bundled examples of its format (system: those of every task format).
 FUZZ_SECONDS ?= 60
-FUZZERS := smlp:examples/smlp scenario:examples/sim rtgpu:examples/rtgpu pbs:examples/pbs fifo:examples/fifo platform:examples/platforms results:fuzz/corpus/results sweep_resume:fuzz/corpus/sweep
+FUZZERS := smlp:examples/smlp scenario:examples/sim rtgpu:examples/rtgpu pbs:examples/pbs fifo:examples/fifo platform:examples/platforms results:fuzz/corpus/results sweep_resume:fuzz/corpus/sweep \
+  system:examples/system,examples/smlp,examples/rtgpu,examples/pbs,examples/fifo
 fuzz: setup
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPURT_FUZZ=ON \
 	      -DGPURT_CUDA=OFF -DGPURT_TESTS=OFF -DGPURT_PERF=OFF -DGPURT_SANITIZE=address,undefined,fuzzer-no-link
 	cmake --build build-fuzz -j $(JOBS) --target $(foreach f,$(FUZZERS),fuzz_$(firstword $(subst :, ,$(f)))) fuzz_csv
 	set -e; for f in $(FUZZERS); do name=$${f%%:*}; dir=$${f#*:}; \
-	  mkdir -p build-fuzz/corpus-$$name; cp $$dir/*.json build-fuzz/corpus-$$name/; \
+	  mkdir -p build-fuzz/corpus-$$name; for d in $$(echo $$dir | tr , ' '); do cp $$d/*.json build-fuzz/corpus-$$name/; done; \
 	  ./build-fuzz/fuzz/fuzz_$$name build-fuzz/corpus-$$name -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1; done
 	mkdir -p build-fuzz/corpus-csv && cp docs/data/*.csv build-fuzz/corpus-csv/
 	./build-fuzz/fuzz/fuzz_csv build-fuzz/corpus-csv -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1
