@@ -1,5 +1,6 @@
 // gpurt bench CONFIG [--backend gpu|sim] [--platform NAME] [--out DIR] [--svg FILE] [--json]
-//             [--timeout SECONDS]
+//             [--timeout SECONDS] [--horizon T]
+// CONFIG is an examiner config or a gpurt/system@1 file (model/system_scenario.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include "gpurt/bench/bench.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
+#include "gpurt/exp/report.hpp"
+#include "gpurt/model/system_scenario.hpp"
 #include "gpurt/trace/render.hpp"
 #include "table.hpp"
 
@@ -39,7 +42,29 @@ struct BenchArgs {
   std::vector<std::string> plugin_libs;
   bool json = false;
   double timeout_s = 0;  // 0: none
+  double horizon = 0;    // system files: release jobs until this time (file's unit); 0: the report's
 };
+
+// A gpurt/system@1 CONFIG: its scenario (one instance per task) on its own platform.
+bool is_system_file(const Json& document) {
+  const auto f = document.is_object() ? document.find("format") : document.end();
+  return f != document.end() && f->is_string() && f->get<std::string>() == "gpurt/system@1";
+}
+
+Scenario system_bench_scenario(const BenchArgs& a, const Json& document, Platform& platform) {
+  if (!a.platform.empty()) {
+    throw InputError("--platform", "", a.platform, "a system file names its platform; leave --platform out");
+  }
+  const System system = parse_system(document, a.config);
+  platform = system.platform;
+  Nanos horizon = default_report_horizon(system);
+  if (a.horizon > 0) {
+    const auto h = to_nanos(a.horizon, system.time_unit, Rounding::up);
+    if (!h) throw InputError("command line", "--horizon", fmt::format("{}", a.horizon), "is out of range");
+    horizon = *h;
+  }
+  return system_scenario(system, horizon, a.config);
+}
 
 // --timeout: a run that has not ended after `seconds` (a kernel that never ends, a worker stuck
 // in a driver call, a simulation far longer than meant) ends the process with exit 1 and a
@@ -100,11 +125,19 @@ PluginRegistry load_libraries(const std::vector<std::string>& paths) {
 
 void run_bench_command(const BenchArgs& a) {
   const BenchBackend backend = parse_backend(a.backend);
-  if (a.platform.empty() && backend == BenchBackend::sim) {
-    throw InputError("--platform", "", "", "the sim backend needs the GPU to simulate (a preset id or file)");
+  const Json document = load_json_file(a.config);
+  const bool system_file = is_system_file(document);
+  if (!system_file && a.horizon > 0) throw InputError("--horizon", "", "", "applies to system files only");
+  if (system_file && !a.plugin_libs.empty()) {
+    throw InputError("--plugin-lib", "", "", "a system file runs built-in plugins only");
   }
   Platform platform;
-  if (!a.platform.empty()) {
+  Scenario system_run;
+  if (system_file) {
+    system_run = system_bench_scenario(a, document, platform);  // on the system's platform
+  } else if (a.platform.empty() && backend == BenchBackend::sim) {
+    throw InputError("--platform", "", "", "the sim backend needs the GPU to simulate (a preset id or file)");
+  } else if (!a.platform.empty()) {
     platform = platform_arg(a.platform);
   } else {
     // gpu without --platform: the device's own numbers (the probe runs in a child process).
@@ -113,7 +146,8 @@ void run_bench_command(const BenchArgs& a) {
     throw InputError("--platform", "", "", "give the preset or platform file of this GPU (" + why + ")");
   }
   const PluginRegistry libraries = load_libraries(a.plugin_libs);
-  const Scenario scenario = load_bench_scenario(a.config, platform, backend, &libraries);
+  const Scenario scenario =
+      system_file ? std::move(system_run) : load_bench_scenario(a.config, platform, backend, &libraries);
   // The examiner writes under base_result_directory; --out overrides it.
   const std::string out = !a.out.empty() ? a.out : scenario.base_result_directory;
   if (out.empty()) {
@@ -162,6 +196,8 @@ void add_bench(CLI::App& app) {
       "instance, the same schema for both backends. --backend gpu needs a CUDA GPU and exits 2 without\n"
       "one; plugins: timer_spin, timer_spin_default_stream, counter_spin, multikernel, stream_action,\n"
       "matrix_multiply, random_walk, cufft; more from plugin libraries (--plugin-lib, gpu only).\n"
+      "A gpurt/system@1 CONFIG runs one instance per task (labelled with its name) on the system's\n"
+      "platform, jobs released periodically until --horizon (docs/report.md).\n"
       "See docs/bench.md.\n"
       "Examples:\n"
       "  gpurt bench examples/sim/cut_ahead.json --backend sim --platform jetson-tx2 --out predicted/\n"
@@ -185,6 +221,9 @@ void add_bench(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   cmd->add_option("--timeout", args->timeout_s,
                   "End the run with exit 1 if it has not ended after this many seconds (default: no limit)")
+      ->check(finite_positive());
+  cmd->add_option("--horizon", args->horizon,
+                  "System files: release jobs until this time (file's unit; default: the report's horizon)")
       ->check(finite_positive());
   cmd->callback([args] { run_bench_command(*args); });
 }

@@ -1,12 +1,14 @@
-// gpurt report SYSTEM [--json] [--html FILE] [--policies P,...] [--horizon T] [--k K]
+// gpurt report SYSTEM [--json] [--html FILE] [--measured DIR] [--policies P,...] [--horizon T] [--k K]
 #include <fmt/format.h>
 
 #include "checks.hpp"
 #include "commands.hpp"
+#include "gpurt/bench/plots.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/exp/report.hpp"
 #include "gpurt/exp/report_html.hpp"
+#include "gpurt/trace/examiner_json.hpp"
 #include "table.hpp"
 
 namespace gpurt::cli {
@@ -14,7 +16,7 @@ namespace gpurt::cli {
 namespace {
 
 struct ReportArgs {
-  std::string file, html;
+  std::string file, html, measured;
   std::vector<std::string> policies;
   double horizon = 0;
   int k = 2;
@@ -58,6 +60,23 @@ std::string text_report(const Report& r, const std::string& file) {
   }
   out += "\nSimulated (the platform's performance model)\n\n" + s.render();
   if (!not_run.empty()) out += "\nNot simulated:\n" + not_run;
+  if (r.measured) {
+    const ReportMeasured& m = *r.measured;
+    Table t({"task", "jobs", "max", "mean", "misses"}, {false, true, true, true, true});
+    for (const ReportMeasuredTask& x : m.tasks) {
+      t.add({x.name, std::to_string(x.jobs), format_time(x.max_response, u), format_time(x.mean_response, u),
+             std::to_string(x.misses)});
+    }
+    out += fmt::format("\nMeasured ({}, no arbitration){}\n\n", m.source,
+                       m.simulated ? ": SIMULATED result files (--backend sim), not a GPU run" : "");
+    out += t.render();
+    for (const ReportMeasuredAbove& x : m.above) {
+      out += fmt::format(
+          "  note: {} measured max {} > {} bound {} (the bound assumes its policy and the "
+          "model's WCETs)\n",
+          x.task, format_time(x.measured, u), x.analysis, format_time(x.bound, u));
+    }
+  }
   out += "\nRecommendation: " + r.recommendation + "\n";
   if (r.violations.empty()) {
     out +=
@@ -92,7 +111,13 @@ void run_report(const ReportArgs& a) {
   }
   o.k = a.k;
   o.record_jobs = !a.html.empty();
-  const Report r = make_report(system, o);
+  // The result files are read (and checked against the system) before the analyses run.
+  std::optional<ReportMeasured> measured;
+  if (!a.measured.empty()) {
+    measured = measured_figures(system, load_examiner_results(result_files_in(a.measured)), a.measured);
+  }
+  Report r = make_report(system, o);
+  if (measured) add_measured(r, std::move(*measured));
   if (!a.html.empty()) write_file_atomically(a.html, report_html(r, a.file));
   if (a.json) {
     fmt::print("{}\n", report_json(r).dump(2));
@@ -119,6 +144,8 @@ void add_report(CLI::App& app) {
       ->required();
   cmd->add_flag("--json", args->json, "Print the report as JSON (gpurt/report@1)");
   cmd->add_option("--html", args->html, "Also write a self-contained HTML report");
+  cmd->add_option("--measured", args->measured,
+                  "Folder of result files of `gpurt bench SYSTEM --out DIR` to put beside the figures");
   cmd->add_option("--policies", args->policies, "Simulate only these policies (comma-separated)");
   cmd->add_option("--horizon", args->horizon,
                   "Release jobs until this time (file's unit; default one hyperperiod, capped)")

@@ -16,6 +16,7 @@
 #include "gpurt/core/time.hpp"
 #include "gpurt/model/system.hpp"
 #include "gpurt/sim/system.hpp"
+#include "gpurt/trace/trace.hpp"
 
 namespace gpurt {
 
@@ -104,6 +105,29 @@ struct ReportCandidate {
   std::optional<Nanos> min_slack;         ///< min over tasks of deadline − bound
 };
 
+/// One task's figures from result files (`gpurt report --measured DIR`).
+struct ReportMeasuredTask {
+  std::string name;
+  std::int64_t jobs = 0;
+  Nanos max_response{0}, mean_response{0};
+  std::int64_t misses = 0;  ///< responses above the deadline (D, else T)
+};
+
+/// A measured max above a bound: the run's max against an analysis' bound (not a consistency
+/// violation: the run is unarbitrated and the bound assumes its policy and the model's WCETs).
+struct ReportMeasuredAbove {
+  std::string analysis, task;
+  Nanos measured{0}, bound{0};
+};
+
+/// The result files of `gpurt bench SYSTEM --out DIR` (model/system_scenario.hpp).
+struct ReportMeasured {
+  std::string source;                     ///< DIR
+  bool simulated = false;                 ///< the files say they came from the simulator (--backend sim)
+  std::vector<ReportMeasuredTask> tasks;  ///< task order
+  std::vector<ReportMeasuredAbove> above;
+};
+
 struct Report {
   TimeUnit time_unit = TimeUnit::us;
   std::string platform;
@@ -120,6 +144,7 @@ struct Report {
   int checked = 0;                  ///< (task, bound, simulated max) pairs compared
   std::vector<PbsFrame> pbs_table;  ///< GPUSched's table (empty: none), played by pbs-table
   std::vector<ReportViolation> violations;
+  std::optional<ReportMeasured> measured;  ///< --measured DIR
 };
 
 /// Runs every analysis and simulation. Throws InputError for an unknown policy name or a
@@ -130,6 +155,16 @@ Report make_report(const System& system, const ReportOptions& options = {});
 /// simulated, every task's simulated maximum is compared with its bound; counts into
 /// `report.checked` and appends each maximum above its bound to `report.violations`.
 void check_consistency(Report& report);
+
+/// Per task of `system`, the response of each job in `trace` (result files of `gpurt bench
+/// SYSTEM`, one instance per task, matched by label = task name): job k (k-th iteration, from 0)
+/// is released at release_time + k·T (T: period, else deadline) and ends at its execute end.
+/// Throws InputError (naming `source`) for a task without a result or an unknown label.
+ReportMeasured measured_figures(const System& system, const Trace& trace, const std::string& source);
+
+/// Adds `measured` to the report and fills measured.above: every task's measured max against
+/// the bound of every applicable analysis.
+void add_measured(Report& report, ReportMeasured measured);
 
 /// The JSON form (docs/report.md): {"format": "gpurt/report@1", "time_unit", "platform",
 /// "horizon", "analyses", "simulated", "measured": null, "recommendation", "consistency"}, times

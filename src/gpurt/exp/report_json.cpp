@@ -64,6 +64,29 @@ Json candidate_json(const ReportCandidate& c, TimeUnit u) {
               {"min_slack", time_or_null(c.min_slack, u)}};
 }
 
+Json measured_json(const Report& r, TimeUnit u) {
+  if (!r.measured) return nullptr;
+  Json tasks = Json::array();
+  for (const ReportMeasuredTask& t : r.measured->tasks) {
+    tasks.push_back(Json{{"name", t.name},
+                         {"jobs", t.jobs},
+                         {"max_response", from_nanos(t.max_response, u)},
+                         {"mean_response", from_nanos(t.mean_response, u)},
+                         {"misses", t.misses}});
+  }
+  Json above = Json::array();
+  for (const ReportMeasuredAbove& a : r.measured->above) {
+    above.push_back(Json{{"analysis", a.analysis},
+                         {"task", a.task},
+                         {"measured", from_nanos(a.measured, u)},
+                         {"bound", from_nanos(a.bound, u)}});
+  }
+  return Json{{"source", r.measured->source},
+              {"simulated", r.measured->simulated},
+              {"tasks", std::move(tasks)},
+              {"above_bound", std::move(above)}};
+}
+
 }  // namespace
 
 Json report_json(const Report& r) {
@@ -85,7 +108,7 @@ Json report_json(const Report& r) {
       {"horizon", from_nanos(r.horizon, u)},
       {"analyses", analyses_json(r)},
       {"simulated", simulated_json(r)},
-      {"measured", nullptr},
+      {"measured", measured_json(r, u)},
       {"recommendation", Json{{"guaranteed", std::move(guaranteed)},
                               {"best", r.best ? candidate_json(*r.best, u) : Json(nullptr)},
                               {"text", r.recommendation}}},
