@@ -13,6 +13,20 @@ constexpr Nanos us(std::int64_t v) { return Nanos{v * 1'000}; }
 
 RtgpuSystem parse(const std::string& text) { return parse_rtgpu_system(Json::parse(text), "test.json"); }
 
+// eq. (5)'s blocking term: one non-preemptive copy of a lower-priority task already on the bus,
+// so the longest *upper* bound ML^ over every copy of every lower task. Lower tasks' copies
+// ([1, 2], [0.5, 4]) and ([3, 3]): B = max(2, 4, 3) = 4 ms, not the 3 ms of the lower bounds.
+TEST(RtgpuLemmas52To56, CopyBlockingIsTheLongestUpperBoundOfALowerTasksCopy) {
+  RtgpuTask a, b;
+  a.copy = {{ms(1), ms(2)}, {us(500), ms(4)}};
+  b.copy = {{ms(3), ms(3)}};
+  const RtgpuTask* lower[] = {&a, &b};
+  EXPECT_EQ(copy_blocking(lower), ms(4));
+  EXPECT_EQ(copy_blocking(std::span<const RtgpuTask* const>(lower, 1)), ms(4));
+  EXPECT_EQ(copy_blocking(std::span<const RtgpuTask* const>(lower + 1, 1)), ms(3));
+  EXPECT_EQ(copy_blocking({}), Nanos{0});  // the lowest-priority task is never blocked
+}
+
 TEST(RtgpuLemma51, GpuBoundsRoundSafely) {
   // GW in [8, 16] ms, GL^ = 2 ms, α = 1.5.
   const RtgpuGpuSegment g{{ms(8), ms(16)}, ms(2), 1.5};
