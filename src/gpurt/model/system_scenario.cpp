@@ -103,8 +103,9 @@ Scenario system_scenario(const System& system, Nanos horizon, const std::string&
         a.label = std::string(to_string(seg.kind));
         a.direction =
             seg.kind == SegmentKind::h2d ? CopyDirection::host_to_device : CopyDirection::device_to_host;
+        // Rounded up, less a rounding error of the product (5 us · 12e9 B/s is 60000 bytes).
         const double bytes =
-            std::ceil(static_cast<double>(seg.time.hi.count()) * 1e-9 * s.sim.copy_bandwidth);
+            std::ceil(static_cast<double>(seg.time.hi.count()) * 1e-9 * s.sim.copy_bandwidth - 1e-6);
         if (!(bytes <= 1e15)) throw InputError(file, where, "", "copy time too long to benchmark");
         a.bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes));
       }
