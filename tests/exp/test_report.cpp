@@ -70,8 +70,8 @@ TEST(Report, SimulatedMaximaStayUnderTheirBounds) {
   EXPECT_LE(smlp.tasks[1].max_response, Nanos{205'264});
   EXPECT_GT(smlp.tasks[0].max_response, Nanos{0});
   EXPECT_TRUE(r.violations.empty());
-  // smlp and federated bounds of both tasks were compared with their simulations.
-  EXPECT_EQ(r.checked, 4);
+  // smlp, kx and federated bounds of both tasks were compared with their simulations.
+  EXPECT_EQ(r.checked, 6);
   ASSERT_TRUE(smlp.gpu_utilisation);
   EXPECT_GT(*smlp.gpu_utilisation, 0);
   EXPECT_LT(*smlp.gpu_utilisation, 1);
@@ -90,24 +90,41 @@ TEST(Report, ModelsThatDoNotApplySayWhy) {
   EXPECT_EQ(analysis(r, "gpusched").why, to_pbs(s).why);
   EXPECT_FALSE(simulation(r, "pbs-table").ran);
   EXPECT_EQ(simulation(r, "pbs-table").why, to_pbs(s).why);
-  // No bound in gpurt for these two: said so, and still simulated.
-  EXPECT_FALSE(analysis(r, "kx").applicable);
-  EXPECT_NE(analysis(r, "kx").why.find("no response-time bound"), std::string::npos);
-  EXPECT_TRUE(simulation(r, "kx").ran);
+  // No bound in gpurt for SMLP served by priority: said so, and still simulated.
+  EXPECT_FALSE(analysis(r, "smlp-prio").applicable);
+  EXPECT_NE(analysis(r, "smlp-prio").why.find("no response-time bound"), std::string::npos);
+  EXPECT_TRUE(simulation(r, "smlp-prio").ran);
+}
+
+// k = 2 (the default): slots of 10 and 9 units. a holds L(a, 2) = 50 us in either slot, b holds
+// L(b, 1) = 200 us. a: 10 + ceil(200 / 2) + 50 + 5 = 165 us; b: ceil(50 / 2) + 200 = 225 us.
+TEST(Report, KExclusionBoundsByHand) {
+  const Report r = make_report(two_tasks());
+  const ReportAnalysis& kx = analysis(r, "kx");
+  ASSERT_TRUE(kx.applicable);
+  ASSERT_EQ(kx.tasks.size(), 2u);
+  EXPECT_EQ(kx.tasks[0].bound, Nanos{165'000});
+  EXPECT_EQ(kx.tasks[1].bound, Nanos{225'000});
+  EXPECT_EQ(kx.schedulable, true);
+  const ReportSimulation& sim = simulation(r, "kx");
+  ASSERT_TRUE(sim.ran);
+  EXPECT_LE(sim.tasks[0].max_response, Nanos{165'000});
+  EXPECT_LE(sim.tasks[1].max_response, Nanos{225'000});
 }
 
 TEST(Report, RecommendsTheGuaranteedPolicyWithTheMostGpuToSpare) {
   const Report r = make_report(two_tasks());
   std::vector<std::string> guaranteed;
   for (const ReportCandidate& c : r.guaranteed) guaranteed.push_back(c.policy);
-  EXPECT_EQ(guaranteed, (std::vector<std::string>{"smlp", "federated"}));
+  EXPECT_EQ(guaranteed, (std::vector<std::string>{"smlp", "kx", "federated"}));
   ASSERT_TRUE(r.best);
   // SMLP's bound assumes its lock over all 19 units: nothing spare. Federated dedicates the
   // smallest allowed size meeting each deadline: 1 unit each (100 us <= 1000 - 15 us; 200 us <=
   // 2000 us), so 17 of 19 units stay free for other work.
   EXPECT_EQ(analysis(r, "federated").allocation, (std::vector<int>{1, 1}));
   EXPECT_DOUBLE_EQ(r.guaranteed[0].spare, 0);
-  EXPECT_DOUBLE_EQ(r.guaranteed[1].spare, 17.0 / 19);
+  EXPECT_DOUBLE_EQ(r.guaranteed[1].spare, 0);  // k-exclusion's slots cover all 19 units
+  EXPECT_DOUBLE_EQ(r.guaranteed[2].spare, 17.0 / 19);
   EXPECT_EQ(r.best->policy, "federated");
   EXPECT_NE(r.recommendation.find(r.best->policy + " leaves the most GPU to spare"), std::string::npos);
   // min slack of smlp: deadline of a minus its bound (1000 - 125.527 us) vs b (2000 - 205.264 us).
@@ -166,7 +183,7 @@ TEST(Report, JsonHasTheDocumentedShape) {
   }
   EXPECT_TRUE(j.at("recommendation").at("best").is_object());
   EXPECT_EQ(j.at("consistency").at("ok"), true);
-  EXPECT_EQ(j.at("consistency").at("checked"), 4);
+  EXPECT_EQ(j.at("consistency").at("checked"), 6);  // smlp, kx, federated x 2 tasks
 }
 
 TEST(Report, HtmlHasTablesTimelinesAndCdfs) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "gpurt/analysis/kx.hpp"
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/rng.hpp"
 #include "gpurt/sim/system.hpp"
@@ -77,6 +78,46 @@ TEST(SystemSimProperty, NoSimulatedSmlpResponseExceedsLemma2On1000RandomSystems)
   std::printf("simulated: %lld jobs; max observed / Lemma 2 bound: GPU part %.3f, end to end %.3f\n",
               static_cast<long long>(jobs), tightness, e2e_tightness);
   EXPECT_GT(tightness, 0.3);  // the bound is exercised, not vacuous
+}
+
+// The k-exclusion bound (analysis/kx.hpp) against the simulated k-exclusion arbiter: random
+// systems, k = 1..4 partitioned slots, lock per kernel or per job, sporadic releases with
+// periods of 1..3 times the k-exclusion bound (so a task's jobs never overlap).
+TEST(SystemSimProperty, NoSimulatedKExclusionResponseExceedsItsBoundOn300RandomSystems) {
+  Rng rng(20261124);
+  double tightness = 0;
+  std::int64_t jobs = 0;
+  for (int sys = 0; sys < 300; ++sys) {
+    SmlpSystem s = random_system(rng);
+    const KxOptions ko{static_cast<int>(rng.uniform_int(1, 4)), rng.uniform_int(0, 1) == 1};
+    const KxResult bound = analyse_kx(s, ko);
+    for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+      s.timing[i].period = Nanos{static_cast<std::int64_t>(
+          static_cast<double>(bound.tasks[i].response_bound.count()) * rng.uniform(1.0, 3.0))};
+    }
+    SystemSimOptions o;
+    o.policy = Arbitration::k_exclusion;
+    o.k = ko.k;
+    o.job_level_lock = ko.job_level_lock;
+    Nanos longest{0};
+    for (const auto& t : s.timing) longest = std::max(longest, *t.period);
+    o.horizon = longest * 10;
+    o.sporadic_jitter = 0.5;
+    o.random_offsets = true;
+    o.seed = static_cast<std::uint64_t>(sys) + 1;
+    const SystemSimResult r = simulate_system(s, o);
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+      ASSERT_LE(r.tasks[i].worst_response, bound.tasks[i].response_bound)
+          << "system " << sys << " task " << r.tasks[i].name << " k " << ko.k << " job lock "
+          << ko.job_level_lock;
+      tightness = std::max(tightness, static_cast<double>(r.tasks[i].worst_response.count()) /
+                                          static_cast<double>(bound.tasks[i].response_bound.count()));
+      jobs += r.tasks[i].jobs;
+    }
+  }
+  EXPECT_GT(jobs, 300 * 2 * 5);
+  std::printf("k-exclusion: %lld jobs; max observed / bound %.3f\n", static_cast<long long>(jobs), tightness);
+  EXPECT_GT(tightness, 0.5);  // the bound is exercised, not vacuous
 }
 
 // §6.2: four identical tasks, each job 2 ms CPU, a kernel of 30 CUs' worth of blocks (1 ms each,

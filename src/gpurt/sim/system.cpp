@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "gpurt/analysis/kx.hpp"
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/rng.hpp"
@@ -148,6 +149,7 @@ class Arbiter final : public sim::SimDriver {
 
   SystemSimResult result() const {
     SystemSimResult r;
+    std::optional<KxResult> kx;  // the k-exclusion bound (analysis/kx.hpp), for partitioned slots
     for (std::size_t i = 0; i < _tasks.size(); ++i) {
       const TaskState& t = _tasks[i];
       TaskSimStats s;
@@ -166,8 +168,11 @@ class Arbiter final : public sim::SimDriver {
         s.units = _fed_units[i];
         s.policy_bound = t.timing.cpu_before + wcet(t, _fed_units[i]) + t.timing.cpu_after;
       }
-      if (_o.policy == Arbitration::k_exclusion && _o.kx_partitioned)
+      if (_o.policy == Arbitration::k_exclusion && _o.kx_partitioned) {
         s.units = static_cast<int>(_slot_units[0].size());
+        if (!kx) kx = analyse_kx(_sys, KxOptions{_o.k, _o.job_level_lock});
+        s.policy_bound = kx->tasks[i].response_bound;  // while a task's jobs do not overlap
+      }
       r.tasks.push_back(std::move(s));
     }
     return r;

@@ -63,7 +63,8 @@ struct TaskSimStats {
   /// cpu_before + it + cpu_after. Reported for every policy, but it bounds only smlp_fifo.
   Nanos smlp_gpu_bound{0}, smlp_bound{0};
   /// The bound of the simulated policy, where gpurt has one (smlp_fifo: smlp_bound;
-  /// federated: cpu_before + L(i, units) + cpu_after while jobs do not overlap).
+  /// federated: cpu_before + L(i, units) + cpu_after while jobs do not overlap; kx with
+  /// partitioned slots: the k-exclusion bound of analysis/kx.hpp).
   std::optional<Nanos> policy_bound;
   std::optional<Nanos> deadline;
   std::int64_t deadline_misses = 0;
