@@ -58,6 +58,13 @@ TEST_F(SystemBench, SimulatedRunReadBackBesideTheBestEffortSimulation) {
   }
   const Outcome text = cli("report " + file + " --horizon 5000 --policies be --measured " + path("out"));
   EXPECT_NE(text.out.find("SIMULATED result files"), std::string::npos) << text.out;
+  ASSERT_EQ(cli("report " + file + " --horizon 5000 --policies be --measured " + path("out") + " --html " +
+                path("r.html"))
+                .code,
+            0);
+  const std::string html = read("r.html");
+  EXPECT_NE(html.find("<table id=\"measured\">"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"l\">b</td><td>2</td>"), std::string::npos);
 }
 
 // An overloaded task (kernel 300 us every 200 us) queues its jobs: job k is released at k·T, not

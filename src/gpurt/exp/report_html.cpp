@@ -83,6 +83,32 @@ std::string simulated_table(const Report& r) {
   return out + "</table>\n";
 }
 
+// --measured DIR: the run's figures beside the simulated ones, and each max above a bound.
+std::string measured_table(const Report& r) {
+  if (!r.measured) return "";
+  const TimeUnit u = r.time_unit;
+  const ReportMeasured& m = *r.measured;
+  std::string out = fmt::format(
+      "<h2>Measured</h2>\n<p>Result files in {0} (no arbitration){2}.</p>\n<table id=\"measured\">\n<tr><th "
+      "class=\"l\">task</th><th>jobs</th><th>max ({1})</th><th>mean ({1})</th><th>misses</th></tr>\n",
+      xml_escape(m.source), to_string(u),
+      m.simulated ? ": <strong>simulated</strong> result files (--backend sim), not a GPU run" : "");
+  for (const ReportMeasuredTask& t : m.tasks) {
+    out += fmt::format(
+        "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n",
+        xml_escape(t.name), t.jobs, num(t.max_response, u), num(t.mean_response, u),
+        t.misses > 0 ? "bad" : "", t.misses);
+  }
+  out += "</table>\n";
+  for (const ReportMeasuredAbove& a : m.above) {
+    out += fmt::format(
+        "<p class=\"bad\">{}: measured max {} &gt; {} bound {} (the bound assumes its policy "
+        "and the model's WCETs).</p>\n",
+        xml_escape(a.task), num(a.measured, u), xml_escape(a.analysis), num(a.bound, u));
+  }
+  return out;
+}
+
 // One lane per task: grey from release to GPU start (CPU before and waiting), the task's colour
 // while its kernel runs, dark grey for the CPU segment after it; a tick at each release.
 std::string timeline_svg(const ReportSimulation& s, TimeUnit u) {
@@ -229,7 +255,7 @@ std::string report_html(const Report& r, const std::string& title) {
     }
     out += "</ul>\n";
   }
-  out += analyses_table(r) + simulated_table(r) + timelines(r) + cdfs(r);
+  out += analyses_table(r) + simulated_table(r) + measured_table(r) + timelines(r) + cdfs(r);
   return out + "</body>\n</html>\n";
 }
 
