@@ -46,11 +46,11 @@ TEST(Engine, StreamPriorityDispatchesFirstButDoesNotPreempt) {
 // Rule B (Dissertation §3.4.2, one primary queue per priority level): a lower level dispatches
 // only while every higher level is empty. "fill" (4 × 768 threads, 1 s) leaves 512 threads free
 // on each of the TX2's two SMs (2048 each). "high" (priority -1, 2 × 1024) does not fit and
-// waits at the head of its level; "low" (2 × 256) would fit, but must wait behind it: both
-// start when "fill" ends, at 1 s.
+// waits at the head of its level; "low" (2 × 256, released at the same instant) would fit, but
+// must wait behind it: both start when "fill" ends, at 1 s.
 TEST(Engine, ABlockedHigherPriorityHeadHoldsBackLowerLevels) {
   const SimResult r =
-      run_text(scenario({spin("fill", 768, 4, 1'000'000'000), spin("low", 256, 2, 1'000'000'000, 0.2),
+      run_text(scenario({spin("fill", 768, 4, 1'000'000'000), spin("low", 256, 2, 1'000'000'000, 0.1),
                          spin("high", 1024, 2, 1'000'000'000, 0.1, R"(, "stream_priority": -1)")}),
                tx2());
   EXPECT_DOUBLE_EQ(first_start(kernel(r, "fill")), 0.0);
