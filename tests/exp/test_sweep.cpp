@@ -153,6 +153,14 @@ TEST_F(Sweep, MergeRejectsFilesThatAreNotOneSweep) {
             "a.csv: header = utilization,sets: is not a sweep CSV (it must start with point,points,)");
 }
 
+// fuzz_sweep_resume (issue 16): a row claiming 2^64 - 1 points made the merge list every missing
+// point (unbounded memory and time); it now counts them and lists the first ten.
+TEST_F(Sweep, MergeOfAHugePointCountListsTenMissingPoints) {
+  EXPECT_EQ(merge_error({{"h.csv", "point,points,x\n1,18446744073709551615,0\n"}}),
+            "h.csv: 18446744073709551614 of 18446744073709551615 points missing from the inputs: 0, 2, 3, 4, "
+            "5, 6, 7, 8, 9, 10, ... (an unfinished shard, or not every shard given?)");
+}
+
 TEST_F(Sweep, ResumeRefusesAFileOfAnotherSweepAndLeavesItAlone) {
   const std::string foreign = "point,points,x,items,other\n0,9,0,1,5\n";
   std::ofstream(path("f.csv")) << foreign;
