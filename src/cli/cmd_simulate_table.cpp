@@ -20,6 +20,7 @@ struct PlayArgs {
   bool json = false;
   bool check = false;
   std::uint64_t max_vertices = 1'000'000;  // as `analyze pbs`
+  double max_seconds = 30;                 // as `analyze pbs` (0 = no limit)
 };
 
 void run_play(const PlayArgs& a) {
@@ -32,12 +33,14 @@ void run_play(const PlayArgs& a) {
     throw InputError("--fraction", "", fmt::format("{}", a.fraction), "must be in (0, 1]");
   }
   const PbsSystem system = load_pbs_system(a.file);
-  const PbsResult analysis = analyse_pbs(system, {.policy = *policy, .max_vertices = a.max_vertices});
+  const PbsResult analysis =
+      analyse_pbs(system, {.policy = *policy, .max_vertices = a.max_vertices, .max_seconds = a.max_seconds});
   if (!analysis.complete) {
-    throw Error(
-        fmt::format("{}: GPUSched stopped at --max-vertices {} without a table; raise --max-vertices "
-                    "for a longer search",
-                    a.file, a.max_vertices));
+    const bool by_time = analysis.stopped_by == "max-seconds";
+    const std::string option = by_time ? "--max-seconds" : "--max-vertices";
+    throw Error(fmt::format(
+        "{}: GPUSched stopped at {} {} without a table; raise {} for a longer search", a.file, option,
+        by_time ? fmt::format("{}", a.max_seconds) : std::to_string(a.max_vertices), option));
   }
   const PbsPlayResult play = play_pbs_table(
       system, analysis.table,
@@ -92,6 +95,9 @@ void add_simulate_table(CLI::App& app) {
   cmd->add_option("--max-vertices", args->max_vertices,
                   "GPUSched: stop after creating this many vertices, with exit 1 (default 1000000)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  cmd->add_option("--max-seconds", args->max_seconds,
+                  "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
+      ->check(CLI::Range(0.0, 1e9));
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   cmd->add_flag("--check", args->check,
                 "Exit 1 unless schedulable, no deadline missed and the model matched");

@@ -98,6 +98,12 @@ TEST_F(CliPbs, BudgetsStopWithCompleteFalseAndNameTheirOption) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("stopped at --max-seconds 0.3"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("raise --max-seconds"), std::string::npos) << r.err;
+  // simulate-table runs the same search under the same budgets (issue 16: it had no time limit).
+  r = run("simulate-table " + big + " --max-seconds 0.3");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("GPUSched stopped at --max-seconds 0.3 without a table; raise --max-seconds"),
+            std::string::npos)
+      << r.err;
   // The memory the vertex cap allows (256 bytes a vertex) runs out inside v0's batch listing.
   r = run("analyze pbs " + big + " --max-vertices 1000 --json");
   EXPECT_EQ(r.code, 1);
