@@ -49,20 +49,27 @@ SmlpSystem random_system(Rng& rng) {
   return s;
 }
 
+// Sporadic releases (gaps T·(1 + U(0, 0.5)), random offsets) over ten longest periods; system
+// number `sys` seeds the draws.
+SystemSimOptions sporadic(const SmlpSystem& s, Arbitration policy, int sys) {
+  SystemSimOptions o;
+  o.policy = policy;
+  Nanos longest{0};
+  for (const auto& t : s.timing) longest = std::max(longest, *t.period);
+  o.horizon = longest * 10;
+  o.sporadic_jitter = 0.5;
+  o.random_offsets = true;
+  o.seed = static_cast<std::uint64_t>(sys) + 1;
+  return o;
+}
+
 TEST(SystemSimProperty, NoSimulatedSmlpResponseExceedsLemma2On1000RandomSystems) {
   Rng rng(20261122);
   double tightness = 0, e2e_tightness = 0;
   std::int64_t jobs = 0;
   for (int sys = 0; sys < 1000; ++sys) {
     const SmlpSystem s = random_system(rng);
-    SystemSimOptions o;
-    o.policy = Arbitration::smlp_fifo;
-    Nanos longest{0};
-    for (const auto& t : s.timing) longest = std::max(longest, *t.period);
-    o.horizon = longest * 10;
-    o.sporadic_jitter = 0.5;
-    o.random_offsets = true;
-    o.seed = static_cast<std::uint64_t>(sys) + 1;
+    const SystemSimOptions o = sporadic(s, Arbitration::smlp_fifo, sys);
     const SystemSimResult r = simulate_system(s, o);
     for (const TaskSimStats& t : r.tasks) {
       ASSERT_LE(t.worst_gpu_response, t.smlp_gpu_bound) << "system " << sys << " task " << t.name;
@@ -95,16 +102,9 @@ TEST(SystemSimProperty, NoSimulatedKExclusionResponseExceedsItsBoundOn300RandomS
       s.timing[i].period = Nanos{static_cast<std::int64_t>(
           static_cast<double>(bound.tasks[i].response_bound.count()) * rng.uniform(1.0, 3.0))};
     }
-    SystemSimOptions o;
-    o.policy = Arbitration::k_exclusion;
+    SystemSimOptions o = sporadic(s, Arbitration::k_exclusion, sys);
     o.k = ko.k;
     o.job_level_lock = ko.job_level_lock;
-    Nanos longest{0};
-    for (const auto& t : s.timing) longest = std::max(longest, *t.period);
-    o.horizon = longest * 10;
-    o.sporadic_jitter = 0.5;
-    o.random_offsets = true;
-    o.seed = static_cast<std::uint64_t>(sys) + 1;
     const SystemSimResult r = simulate_system(s, o);
     for (std::size_t i = 0; i < r.tasks.size(); ++i) {
       ASSERT_LE(r.tasks[i].worst_response, bound.tasks[i].response_bound)
