@@ -2,6 +2,7 @@
 // after the work and never for bad input.
 #include <filesystem>
 
+#include "../exp/report_two_tasks.hpp"
 #include "cli_fixture.hpp"
 #include "gpurt/core/json.hpp"
 
@@ -10,14 +11,7 @@ namespace {
 
 const std::string kMixed = std::string(GPURT_SOURCE_DIR) + "/examples/system/mixed.system.json";
 
-constexpr const char* kTwoTasks = R"({
-  "format": "gpurt/system@1", "time_unit": "us", "platform": "rtx3060ti",
-  "tasks": [
-    {"name": "a", "period": 1000, "deadline": 1000,
-     "segments": [{"cpu": 10}, {"kernel": {"wcet_by_units": [100, 50]}}, {"cpu": 5}]},
-    {"name": "b", "period": 2000, "deadline": 2000,
-     "segments": [{"kernel": {"wcet_by_units": [200]}}]}
-  ]})";
+using gpurt::test::kTwoTasks;
 
 using ReportCli = CliTest;
 
