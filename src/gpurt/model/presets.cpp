@@ -16,6 +16,11 @@ constexpr std::int64_t KiB = 1024;
 // >= BE from N = 5 at 2^22); jitter an assumption (the seed gives no spread of block times).
 constexpr double kRtx3060tiSwitchCost = 0.15;
 constexpr double kRtx3060tiJitter = 0.05;
+// Radeon VII memory bandwidth, in summed memory fractions of resident blocks (docs/simulator.md
+// "Neural-network tasks"): fitted by scripts/fit-nn to the Dissertation's Table 6.3 medium task
+// alone on 15, 20, 30 and 60 CUs (four means), with the network kernels' memory fraction 0.9.
+// Only kernels that declare a memory fraction feel it (no examiner workload does).
+constexpr double kRadeonViiMemoryBandwidth = 25;
 
 std::array<Platform, 9> presets() {
   return {{
@@ -99,6 +104,7 @@ std::array<Platform, 9> with_models() {
       p.model.switch_cost = kRtx3060tiSwitchCost;
       p.model.jitter = kRtx3060tiJitter;
     }
+    if (p.id == "radeon-vii") p.model.memory_bandwidth = kRadeonViiMemoryBandwidth;
   }
   return table;
 }

@@ -1,0 +1,99 @@
+// gpurt sweep nn: the Dissertation's neural-network sharing experiments (§6.2 Table 6.1, §6.3
+// Table 6.3) on the simulator, as CSV. Every number is SIMULATED (docs/simulator.md
+// "Neural-network tasks": the workload model and which seed numbers it was fitted to).
+#include <fmt/format.h>
+
+#include "checks.hpp"
+#include "commands.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/exp/nn_sweep.hpp"
+#include "sweep_common.hpp"
+
+namespace gpurt::cli {
+
+namespace {
+struct SweepNnArgs {
+  NnSweepOptions options;
+  std::string platform = "radeon-vii", model = "calibrated", tables = "6.1,6.3";
+  double seconds = 60, memory_bandwidth = -1;
+  SweepRunArgs run;
+};
+
+std::vector<std::string> split_tables(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', from), s.size());
+    out.push_back(s.substr(from, comma - from));
+    from = comma + 1;
+  }
+  for (const std::string& t : out)
+    if (t != "6.1" && t != "6.3")
+      throw InputError("command line", "--tables", s, "tables are 6.1 and/or 6.3");
+  return out;
+}
+
+void run_sweep_nn(const SweepNnArgs& a) {
+  NnSweepOptions o = a.options;
+  o.tables = split_tables(a.tables);
+  o.platform = platform_arg(a.platform);
+  apply_model_option(o.platform, a.model);
+  if (o.platform.vendor != Vendor::amd || o.platform.shader_engines <= 0 || o.platform.sms % 4 != 0)
+    throw InputError(
+        "command line", "--platform", a.platform,
+        "needs an AMD platform with shader engines and a CU count divisible by 4 (the seed: radeon-vii)");
+  if (a.memory_bandwidth >= 0) o.platform.model.memory_bandwidth = a.memory_bandwidth;
+  o.duration = Nanos{static_cast<std::int64_t>(a.seconds * 1e9)};
+  const std::string note =
+      fmt::format("SIMULATED on {} ({} s per scenario, seed {})", o.platform.id, a.seconds, o.seed);
+  SweepPlot plot;
+  plot.title = fmt::format("Network tasks on {}: job times per scenario (simulated)", o.platform.id);
+  plot.x = "point";
+  plot.x_label = "scenario (CSV point)";
+  plot.y_label = "job time (ms)";
+  plot.note = note;
+  plot.ys = {"min_ms", "mean_ms", "max_ms"};
+  run_sweep_command(nn_sweep_experiment(o), a.run, plot);
+}
+}  // namespace
+
+void add_sweep_nn(CLI::App& app) {
+  auto* cmd = sweep_command(app)->add_subcommand(
+      "nn",
+      "Dissertation §6.2-6.3: US-MobileNet tasks under locking and partitioning (Tables 6.1, 6.3) (CSV)");
+  cmd->footer(
+      "Every number is SIMULATED: the workload model of docs/simulator.md \"Neural-network tasks\"\n"
+      "(Table 5.2's kernel and job times; kernel parallelism and memory-bound fraction fitted to\n"
+      "Table 6.3's four isolated means, CPU jitter to its isolated standard deviation; nothing\n"
+      "else). docs/validation.md compares each row with the seed.\n"
+      "Example (both tables, 10 simulated seconds per scenario):\n"
+      "  gpurt sweep nn --seconds 10 --out nn.csv");
+  auto a = std::make_shared<SweepNnArgs>();
+  NnSweepOptions& o = a->options;
+  cmd->add_option("--platform", a->platform, "AMD platform preset or file (default radeon-vii)");
+  add_model_option(cmd, a->model);
+  cmd->add_option("--tables", a->tables, "6.1, 6.3 or 6.1,6.3 (default both)");
+  cmd->add_option("--seconds", a->seconds, "Simulated seconds per scenario (default 60, as the seed)")
+      ->check(finite_in(1e-6, 1e6));
+  cmd->add_option("--warmup-jobs", o.warmup_jobs, "Unmeasured first jobs per task (default 2, as the seed)")
+      ->check(CLI::Range(0, 1'000'000));
+  cmd->add_option("--seed", o.seed, "RNG seed (CPU jitter, performance model)");
+  cmd->add_option("--max-jobs", o.max_jobs, "Refuse a scenario completing more jobs (default 1000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+  cmd->add_option("--reference-blocks", o.model.reference_blocks,
+                  "Blocks per kernel of the medium task (default: the fitted value)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--memory-fraction", o.model.memory_fraction,
+                  "Memory-bound part of every block (default: the fitted value)")
+      ->check(finite_in(0.0, 1.0));
+  cmd->add_option("--memory-bandwidth", a->memory_bandwidth,
+                  "Override the platform's model.memory_bandwidth (resident blocks' summed memory fractions)")
+      ->check(finite_in(0.0, 1e9));
+  cmd->add_option("--cpu-jitter", o.model.cpu_jitter,
+                  "CPU segments x (1 + U(-J, J)) (default: the fitted value)")
+      ->check(finite_in(0.0, 1.0));
+  add_sweep_run_options(cmd, a->run);
+  cmd->callback([a] { run_sweep_nn(*a); });
+}
+
+}  // namespace gpurt::cli

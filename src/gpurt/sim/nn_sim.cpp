@@ -1,0 +1,292 @@
+// Closed-loop neural-network tasks (Dissertation §6.2-6.3) on the block-level simulator.
+#include "gpurt/sim/nn_sim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/rng.hpp"
+#include "gpurt/model/amd_cu_layout.hpp"
+#include "gpurt/sim/engine.hpp"
+
+namespace gpurt {
+
+const std::vector<NnWorkload>& us_mobilenet_workloads() {
+  // §6.2.1.2 names the three configurations; Table 5.2 (after the DataParallel fix) gives their
+  // mean kernel and job times; §5.2.2 the kernel counts (91 at full width, 104 narrower).
+  static const std::vector<NnWorkload> w = {
+      {"small", 8, 0.25, 104, Nanos{1'131'000}, Nanos{6'909'000}},
+      {"medium", 32, 0.5, 104, Nanos{4'904'000}, Nanos{9'043'000}},
+      {"large", 64, 1.0, 91, Nanos{18'320'000}, Nanos{23'896'000}},
+  };
+  return w;
+}
+
+const NnWorkload& us_mobilenet_workload(std::string_view name) {
+  for (const NnWorkload& w : us_mobilenet_workloads())
+    if (w.name == name) return w;
+  throw Error(fmt::format("unknown network task \"{}\" (small, medium, large)", name));
+}
+
+namespace {
+
+constexpr double reference_batch_width = 32 * 0.5;  // the medium task, whose blocks are fitted
+
+int nn_blocks(const NnWorkload& w, const NnKernelModel& m) {
+  const double b = std::round(m.reference_blocks * w.batch * w.width / reference_batch_width);
+  return static_cast<int>(std::clamp(b, 1.0, 1e6));
+}
+
+KernelSpec nn_kernel(const NnWorkload& w, int blocks, Nanos block_time, const Platform& p,
+                     double memory_fraction) {
+  KernelSpec k;
+  k.name = w.name;
+  k.blocks = blocks;
+  k.shape.threads = p.max_threads;  // one block fills one CU
+  k.block_time = block_time;
+  k.memory_fraction = memory_fraction;
+  return k;
+}
+
+// Runs one kernel alone on the whole GPU and reports its span.
+class OneKernel final : public sim::SimDriver {
+ public:
+  explicit OneKernel(KernelSpec k) : _k(std::move(k)) {}
+  // Launched from a timer: the engine dispatches after each instant's events.
+  void start(sim::Simulator& sim) override { sim.driver_timer(Nanos{0}, 0); }
+  void wake(sim::Simulator& sim, int) override { sim.driver_launch(sim.driver_stream({}), _k, 0, 0); }
+  void kernel_done(sim::Simulator& sim, int) override { span = sim.now(); }
+  Nanos span{0};
+
+ private:
+  KernelSpec _k;
+};
+
+void check_model(const NnKernelModel& m) {
+  if (m.reference_blocks < 1 || m.reference_blocks > 1'000'000)
+    throw Error(fmt::format("network tasks: reference_blocks = {} must be 1..1000000", m.reference_blocks));
+  if (!(m.memory_fraction >= 0 && m.memory_fraction <= 1))
+    throw Error(fmt::format("network tasks: memory_fraction = {} must be in [0, 1]", m.memory_fraction));
+  if (!(m.cpu_jitter >= 0 && m.cpu_jitter <= 1))
+    throw Error(fmt::format("network tasks: cpu_jitter = {} must be in [0, 1]", m.cpu_jitter));
+}
+
+}  // namespace
+
+NnKernelShape nn_kernel_shape(const NnWorkload& w, const NnKernelModel& model, const Platform& platform) {
+  check_model(model);
+  if (w.kernels < 1 || w.kernel_time.count() <= 0 || w.job_time < w.kernel_time)
+    throw Error(fmt::format("network task {}: needs kernels >= 1 and 0 < kernel time <= job time", w.name));
+  NnKernelShape s;
+  s.blocks = nn_blocks(w, model);
+  // Every factor of the performance model depends on block counts only, so a kernel's span is
+  // proportional to its block time: measure it at 1 ms and scale.
+  constexpr std::int64_t probe = 1'000'000;
+  OneKernel one(nn_kernel(w, s.blocks, Nanos{probe}, platform, model.memory_fraction));
+  sim::run_driven(platform, one);
+  const double per_kernel = static_cast<double>(w.kernel_time.count()) / w.kernels;
+  s.block_time = Nanos{std::max<std::int64_t>(
+      1, std::llround(per_kernel * static_cast<double>(probe) / static_cast<double>(one.span.count())))};
+  return s;
+}
+
+std::vector<bool> nn_partition(const Platform& platform, int first, int count) {
+  const AmdCuTopology topo = amd_topology(platform);
+  const int per_se = topo.cus / topo.ses;
+  const bool distributed = count % topo.ses == 0 && count % per_se != 0;
+  return amd_cu_set(topo, distributed ? AmdCuLayout::se_distributed : AmdCuLayout::se_packed, first, count);
+}
+
+namespace {
+
+enum Timer { cpu_before_done = 0, cpu_after_done = 1 };
+
+struct NnTask {
+  NnTaskSpec spec;
+  NnKernelShape shape;
+  Nanos cpu{0};  ///< job time minus kernel time: the mean CPU time of a job
+  int whole_stream = -1, own_stream = -1;
+  std::vector<int> slot_streams;
+  Nanos job_start{0};
+  int kernels_left = 0;
+  int slot = -1;
+  std::int64_t started = 0;  ///< jobs begun
+  std::vector<Nanos> times;  ///< measured job times
+};
+
+class NnDriver final : public sim::SimDriver {
+ public:
+  NnDriver(const Platform& p, const std::vector<NnTaskSpec>& specs, const NnSimOptions& o)
+      : _p(p), _o(o), _rng(o.seed) {
+    for (const NnTaskSpec& s : specs) {
+      NnTask t;
+      t.spec = s;
+      t.shape = nn_kernel_shape(s.workload, o.model, p);
+      t.cpu = s.workload.job_time - s.workload.kernel_time;
+      _tasks.push_back(std::move(t));
+    }
+    if (o.management == NnManagement::k_exclusion) _slot_free.assign(static_cast<std::size_t>(o.k), true);
+  }
+
+  void start(sim::Simulator& sim) override {
+    for (NnTask& t : _tasks) {
+      t.whole_stream = sim.driver_stream({});
+      if (_o.management == NnManagement::partitioned) t.own_stream = sim.driver_stream(t.spec.cus);
+      for (const std::vector<bool>& cus : _o.slot_cus) t.slot_streams.push_back(sim.driver_stream(cus));
+    }
+    for (std::size_t i = 0; i < _tasks.size(); ++i) begin_job(sim, i);
+  }
+
+  void wake(sim::Simulator& sim, int tag) override {
+    const auto i = static_cast<std::size_t>(tag / 2);
+    if (tag % 2 == cpu_before_done) {
+      launch(sim, i);
+    } else {
+      finish_job(sim, i);
+    }
+  }
+
+  void kernel_done(sim::Simulator& sim, int tag) override {
+    NnTask& t = _tasks[static_cast<std::size_t>(tag)];
+    if (--t.kernels_left == 0) sim.driver_timer(sim.now() + cpu_segment(t), tag * 2 + cpu_after_done);
+  }
+
+  NnSimResult result() const {
+    NnSimResult r;
+    std::vector<Nanos> all;
+    for (const NnTask& t : _tasks) {
+      r.tasks.push_back(stats(t.times));
+      if (t.spec.measured) all.insert(all.end(), t.times.begin(), t.times.end());
+    }
+    r.measured = stats(all);
+    return r;
+  }
+
+ private:
+  static NnJobStats stats(const std::vector<Nanos>& v) {
+    NnJobStats s;
+    s.jobs = static_cast<std::int64_t>(v.size());
+    if (v.empty()) return s;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    s.min = *lo;
+    s.max = *hi;
+    long double sum = 0;
+    for (Nanos x : v) sum += static_cast<long double>(x.count());
+    const long double mean = sum / static_cast<long double>(v.size());
+    long double sq = 0;
+    for (Nanos x : v)
+      sq += (static_cast<long double>(x.count()) - mean) * (static_cast<long double>(x.count()) - mean);
+    s.mean_ns = static_cast<double>(mean);
+    s.stddev_ns = static_cast<double>(std::sqrt(sq / static_cast<long double>(v.size())));
+    return s;
+  }
+
+  // Half of the job's CPU time, scaled by the seeded, mean-preserving CPU jitter.
+  Nanos cpu_segment(const NnTask& t) {
+    const double half = static_cast<double>(t.cpu.count()) / 2;
+    const double j = _o.model.cpu_jitter;
+    const double u = j > 0 ? _rng.uniform(-j, j) : 0.0;
+    return Nanos{std::llround(half * (1 + u))};
+  }
+
+  void begin_job(sim::Simulator& sim, std::size_t i) {
+    NnTask& t = _tasks[i];
+    if (++_jobs > _o.max_jobs)
+      throw Error(
+          fmt::format("network tasks: more than {} jobs (raise max_jobs or shorten the run)", _o.max_jobs));
+    t.job_start = sim.now();
+    ++t.started;
+    if (_o.management == NnManagement::k_exclusion) {
+      _waiting.push_back(i);
+      grant(sim);
+    } else {
+      sim.driver_timer(sim.now() + cpu_segment(t), static_cast<int>(i) * 2 + cpu_before_done);
+    }
+  }
+
+  void grant(sim::Simulator& sim) {
+    while (!_waiting.empty()) {
+      const auto free = std::find(_slot_free.begin(), _slot_free.end(), true);
+      if (free == _slot_free.end()) return;
+      *free = false;
+      const std::size_t i = _waiting.front();
+      _waiting.pop_front();
+      _tasks[i].slot = static_cast<int>(free - _slot_free.begin());
+      sim.driver_timer(sim.now() + cpu_segment(_tasks[i]), static_cast<int>(i) * 2 + cpu_before_done);
+    }
+  }
+
+  void launch(sim::Simulator& sim, std::size_t i) {
+    NnTask& t = _tasks[i];
+    int stream = t.whole_stream;
+    if (_o.management == NnManagement::partitioned) stream = t.own_stream;
+    if (_o.management == NnManagement::k_exclusion && !t.slot_streams.empty())
+      stream = t.slot_streams[static_cast<std::size_t>(t.slot)];
+    const KernelSpec k =
+        nn_kernel(t.spec.workload, t.shape.blocks, t.shape.block_time, _p, _o.model.memory_fraction);
+    t.kernels_left = t.spec.workload.kernels;
+    // Asynchronous launches: every kernel is queued at once and the stream runs them in order.
+    for (int j = 0; j < t.spec.workload.kernels; ++j)
+      sim.driver_launch(stream, k, static_cast<int>(i), static_cast<int>(i));
+  }
+
+  void finish_job(sim::Simulator& sim, std::size_t i) {
+    NnTask& t = _tasks[i];
+    if (t.slot >= 0) {
+      _slot_free[static_cast<std::size_t>(t.slot)] = true;
+      t.slot = -1;
+    }
+    if (t.started > _o.warmup_jobs) t.times.push_back(sim.now() - t.job_start);
+    if (sim.now() < _o.duration) begin_job(sim, i);
+    if (_o.management == NnManagement::k_exclusion) grant(sim);
+  }
+
+  const Platform& _p;
+  NnSimOptions _o;
+  Rng _rng;
+  std::vector<NnTask> _tasks;
+  std::vector<bool> _slot_free;
+  std::deque<std::size_t> _waiting;
+  std::int64_t _jobs = 0;
+};
+
+void check_cus(const std::vector<bool>& cus, const Platform& p, const std::string& what) {
+  if (cus.size() != static_cast<std::size_t>(p.sms))
+    throw Error(
+        fmt::format("network tasks: {} has {} CU flags, {} has {} CUs", what, cus.size(), p.id, p.sms));
+  if (std::none_of(cus.begin(), cus.end(), [](bool b) { return b; }))
+    throw Error(fmt::format("network tasks: {} enables no CU", what));
+}
+
+}  // namespace
+
+NnSimResult simulate_nn(const Platform& platform, const std::vector<NnTaskSpec>& tasks,
+                        const NnSimOptions& o) {
+  validate(platform);
+  check_model(o.model);
+  if (tasks.empty()) throw Error("network tasks: no task");
+  if (o.duration.count() <= 0 || o.duration > Nanos{1'000'000'000'000'000})
+    throw Error("network tasks: the duration must be in (0, 10^6 s]");
+  if (o.warmup_jobs < 0) throw Error("network tasks: warmup_jobs must be >= 0");
+  if (o.max_jobs < 1) throw Error("network tasks: max_jobs must be >= 1");
+  if (o.management == NnManagement::k_exclusion) {
+    if (o.k < 1 || o.k > platform.sms)
+      throw Error(fmt::format("network tasks: k = {} must be 1..{}", o.k, platform.sms));
+    if (!o.slot_cus.empty() && o.slot_cus.size() != static_cast<std::size_t>(o.k))
+      throw Error(fmt::format("network tasks: {} slot partitions for k = {}", o.slot_cus.size(), o.k));
+    for (std::size_t s = 0; s < o.slot_cus.size(); ++s)
+      check_cus(o.slot_cus[s], platform, fmt::format("slot {}", s));
+  }
+  if (o.management == NnManagement::partitioned)
+    for (const NnTaskSpec& t : tasks) check_cus(t.cus, platform, "task " + t.workload.name);
+  NnDriver driver(platform, tasks, o);
+  const SimStats stats = sim::run_driven(platform, driver);
+  NnSimResult r = driver.result();
+  r.stats = stats;
+  return r;
+}
+
+}  // namespace gpurt

@@ -1,0 +1,113 @@
+// Closed-loop neural-network tasks sharing one GPU (Dissertation §6.2-6.3): each task runs jobs
+// back to back -- a CPU segment, the job's kernels launched asynchronously into the task's stream
+// (run in order), a CPU segment -- under unmanaged sharing, a per-job k-exclusion lock (slots
+// sharing the GPU or each on its own partition, §6.1.3) or fixed CU partitions. The GPU is the
+// block-level simulator (engine.hpp) with the platform's performance model.
+//
+// The workload model (docs/simulator.md "Neural-network tasks"): a job of a US-MobileNet V1 task
+// (Table 5.2: batch b, width multiplier w) is `kernels` identical kernels whose blocks each fill
+// one CU; a kernel has round(reference_blocks * b*w / (32*0.5)) blocks (a layer's activations,
+// hence its parallelism, grow with batch x width), every block `memory_fraction` memory-bound.
+// Block times are set so that the job alone on the whole GPU spends exactly Table 5.2's mean
+// kernel time on the GPU; the CPU time is Table 5.2's job time minus its kernel time, half before
+// the kernels and half after.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpurt/core/time.hpp"
+#include "gpurt/model/platform.hpp"
+#include "gpurt/sim/simulate.hpp"
+
+namespace gpurt {
+
+/// One US-MobileNet V1 configuration (Dissertation §6.2.1.2, numbers from Table 5.2).
+struct NnWorkload {
+  std::string name;
+  int batch = 0;
+  double width = 0;      ///< width multiplier
+  int kernels = 0;       ///< kernel launches per job (§5.2.2: 91 at full width, 104 narrower)
+  Nanos kernel_time{0};  ///< mean total kernel time of a job in isolation (Table 5.2)
+  Nanos job_time{0};     ///< mean job time in isolation (Table 5.2)
+};
+
+/// small (batch 8, width 0.25), medium (32, 0.5), large (64, 1.0).
+const std::vector<NnWorkload>& us_mobilenet_workloads();
+/// By name; throws gpurt::Error naming the known ones.
+const NnWorkload& us_mobilenet_workload(std::string_view name);
+
+/// How a job's kernels are laid out on the GPU; the defaults are the fitted values
+/// (docs/simulator.md: fitted to Table 6.3's four isolated means, nothing else).
+struct NnKernelModel {
+  /// Blocks per kernel of the reference configuration (batch 32, width 0.5), >= 1.
+  int reference_blocks = 60;
+  /// The memory-bound part of every block, in [0, 1]; the platform's model.memory_bandwidth
+  /// (in summed memory fractions of resident blocks) caps the device's bandwidth.
+  double memory_fraction = 0.9;
+  /// CPU segments run (1 + U(-cpu_jitter, cpu_jitter)) times their mean, drawn per segment
+  /// (seeded; the mean is kept), cpu_jitter in [0, 1]. Fitted: one job of the medium task alone
+  /// then has Table 6.3's isolated standard deviation, 0.572 ms (two segments of 2.07 ms:
+  /// sqrt(2) * 2.07 * j / sqrt(3) = 0.572 gives j = 0.338).
+  double cpu_jitter = 0.338;
+};
+
+/// The kernel of one job of `w` (blocks, block time) under `model` on `platform`: block times
+/// are solved so that one job alone on every CU spends w.kernel_time on the GPU.
+struct NnKernelShape {
+  int blocks = 0;
+  Nanos block_time{0};
+};
+NnKernelShape nn_kernel_shape(const NnWorkload& w, const NnKernelModel& model, const Platform& platform);
+
+enum class NnManagement {
+  unmanaged,    ///< every task's kernels may use every CU, no lock
+  k_exclusion,  ///< a FIFO k-exclusion lock held for whole jobs (§6.1.2); slots share the GPU or
+                ///< each runs on its own partition (§6.1.3)
+  partitioned,  ///< each task runs on its own fixed CU set, no lock
+};
+
+struct NnTaskSpec {
+  NnWorkload workload;
+  std::vector<bool> cus;  ///< partitioned: the task's CUs (one flag per CU); otherwise ignored
+  bool measured = true;   ///< its jobs count in NnSimResult::measured
+};
+
+struct NnSimOptions {
+  NnManagement management = NnManagement::unmanaged;
+  int k = 1;                                ///< k_exclusion: slots, 1..CUs
+  std::vector<std::vector<bool>> slot_cus;  ///< k_exclusion: slot s's CUs; empty: slots share the GPU
+  Nanos duration{60'000'000'000};           ///< jobs that start before this are measured (the seed: 60 s)
+  int warmup_jobs = 2;                      ///< each task's first jobs are not measured (§6.2.1.1)
+  std::uint64_t seed = 1;
+  NnKernelModel model;
+  std::int64_t max_jobs = 1'000'000;  ///< refuse runs that would complete more jobs
+};
+
+/// Job times (start of the job, lock wait included, to its end) over the measured tasks.
+struct NnJobStats {
+  std::int64_t jobs = 0;
+  Nanos min{0}, max{0};
+  double mean_ns = 0, stddev_ns = 0;  ///< population standard deviation
+};
+
+struct NnSimResult {
+  NnJobStats measured;            ///< all measured tasks' jobs together (Tables 6.1, 6.3)
+  std::vector<NnJobStats> tasks;  ///< per task, in input order
+  SimStats stats;
+};
+
+/// Runs the tasks from time 0 (all start together, as after the seed's barrier) until every job
+/// begun before options.duration has finished. Throws gpurt::Error for bad options, masks that
+/// enable no CU or do not match the platform, or a run passing max_jobs.
+NnSimResult simulate_nn(const Platform& platform, const std::vector<NnTaskSpec>& tasks,
+                        const NnSimOptions& options);
+
+/// A partition of `count` CUs from position `first` laid out as the Dissertation's §6.1.3 does
+/// on the Radeon VII: SE-distributed when `count` is a multiple of the shader engines but not
+/// of the CUs per SE (20 CUs: 5 on each SE), otherwise SE-packed (15 and 30 CUs: whole SEs).
+std::vector<bool> nn_partition(const Platform& platform, int first, int count);
+
+}  // namespace gpurt
