@@ -195,8 +195,9 @@ class NnDriver final : public sim::SimDriver {
   void begin_job(sim::Simulator& sim, std::size_t i) {
     NnTask& t = _tasks[i];
     if (++_jobs > _o.max_jobs)
-      throw Error(
-          fmt::format("network tasks: more than {} jobs (raise max_jobs or shorten the run)", _o.max_jobs));
+      throw Error(fmt::format(
+          "network tasks: more than {} jobs in one scenario (raise --max-jobs, or shorten --seconds)",
+          _o.max_jobs));
     t.job_start = sim.now();
     ++t.started;
     if (_o.management == NnManagement::k_exclusion) {
