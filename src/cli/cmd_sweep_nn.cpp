@@ -15,7 +15,7 @@ namespace {
 struct SweepNnArgs {
   NnSweepOptions options;
   std::string platform = "radeon-vii", model = "calibrated", tables = "6.1,6.3";
-  double seconds = 60, memory_bandwidth = -1;
+  double seconds = 60, memory_bandwidth = -1, stall_ms = -1;
   SweepRunArgs run;
 };
 
@@ -28,8 +28,11 @@ std::vector<std::string> split_tables(const std::string& s) {
     from = comma + 1;
   }
   for (const std::string& t : out)
-    if (t != "6.1" && t != "6.3")
-      throw InputError("command line", "--tables", s, "tables are 6.1 and/or 6.3");
+    if (t != "6.1" && t != "6.3" && t != "6.3:none" && t != "6.3:small" && t != "6.3:medium" &&
+        t != "6.3:large")
+      throw InputError(
+          "command line", "--tables", s,
+          "tables are 6.1 and/or 6.3 (or one 6.3 group: 6.3:none, 6.3:small, 6.3:medium, 6.3:large)");
   return out;
 }
 
@@ -43,6 +46,7 @@ void run_sweep_nn(const SweepNnArgs& a) {
         "command line", "--platform", a.platform,
         "needs an AMD platform with shader engines and a CU count divisible by 4 (the seed: radeon-vii)");
   if (a.memory_bandwidth >= 0) o.platform.model.memory_bandwidth = a.memory_bandwidth;
+  if (a.stall_ms >= 0) o.model.stall = Nanos{std::llround(a.stall_ms * 1e6)};
   o.duration = Nanos{static_cast<std::int64_t>(a.seconds * 1e9)};
   const std::string note =
       fmt::format("SIMULATED on {} ({} s per scenario, seed {})", o.platform.id, a.seconds, o.seed);
@@ -64,15 +68,18 @@ void add_sweep_nn(CLI::App& app) {
   cmd->footer(
       "Every number is SIMULATED: the workload model of docs/simulator.md \"Neural-network tasks\"\n"
       "(Table 5.2's kernel and job times; kernel parallelism and memory-bound fraction fitted to\n"
-      "Table 6.3's four isolated means, CPU jitter to its isolated standard deviation; nothing\n"
-      "else). docs/validation.md compares each row with the seed.\n"
+      "Table 6.3's four isolated means, CPU jitter to its isolated standard deviation, host stalls\n"
+      "to two of its isolated maxima; nothing else). docs/validation.md compares each row with the\n"
+      "seed.\n"
       "Example (both tables, 10 simulated seconds per scenario):\n"
       "  gpurt sweep nn --seconds 10 --out nn.csv");
   auto a = std::make_shared<SweepNnArgs>();
   NnSweepOptions& o = a->options;
   cmd->add_option("--platform", a->platform, "AMD platform preset or file (default radeon-vii)");
   add_model_option(cmd, a->model);
-  cmd->add_option("--tables", a->tables, "6.1, 6.3 or 6.1,6.3 (default both)");
+  cmd->add_option(
+      "--tables", a->tables,
+      "6.1, 6.3 or 6.1,6.3 (default both); 6.3:none (small, medium, large) runs one competitor group");
   cmd->add_option("--seconds", a->seconds, "Simulated seconds per scenario (default 60, as the seed)")
       ->check(finite_in(1e-6, 1e6));
   cmd->add_option("--warmup-jobs", o.warmup_jobs, "Unmeasured first jobs per task (default 2, as the seed)")
@@ -92,6 +99,11 @@ void add_sweep_nn(CLI::App& app) {
   cmd->add_option("--cpu-jitter", o.model.cpu_jitter,
                   "CPU segments x (1 + U(-J, J)) (default: the fitted value)")
       ->check(finite_in(0.0, 1.0));
+  cmd->add_option("--stall-probability", o.model.stall_probability,
+                  "Chance that a job's host side stalls (default: the fitted value)")
+      ->check(finite_in(0.0, 1.0));
+  cmd->add_option("--stall-ms", a->stall_ms, "Longest host stall, ms: U(0, S) (default: the fitted value)")
+      ->check(finite_in(0.0, 3.6e6));
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep_nn(*a); });
 }

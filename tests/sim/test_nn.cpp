@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/exp/nn_sweep.hpp"
 #include "gpurt/model/platform.hpp"
 #include "gpurt/sim/nn_sim.hpp"
 
@@ -18,10 +20,11 @@ Platform radeon_ideal() {
   return p;
 }
 
-NnSimOptions quiet(NnManagement m) {  // no CPU jitter: every timeline below is exact
+NnSimOptions quiet(NnManagement m) {  // no CPU jitter, no host stall: every timeline is exact
   NnSimOptions o;
   o.management = m;
   o.model.cpu_jitter = 0;
+  o.model.stall_probability = 0;
   o.duration = Nanos{500'000'000};
   return o;
 }
@@ -120,6 +123,70 @@ TEST(NnSim, PartitionsFollowSection613) {
   EXPECT_EQ(per_se(nn_partition(p, 0, 30)), (std::vector<int>{15, 0, 15, 0}));  // SEs 0 and 2
 }
 
+// A host stall stretches the job's first CPU segment by U(0, stall): with a stall in every job
+// of the medium task alone (ideal GPU: job time exactly 9.043 ms without it), each job lies in
+// [9.043, 9.043 + 2] ms and the mean is about 9.043 + 1 ms.
+TEST(NnSim, HostStallsStretchEachJobByAtMostTheStall) {
+  NnSimOptions o = quiet(NnManagement::unmanaged);
+  o.model.stall_probability = 1;
+  o.model.stall = Nanos{2'000'000};
+  o.duration = Nanos{2'000'000'000};
+  const NnSimResult r = simulate_nn(radeon_ideal(), copies("medium", 1), o);
+  ASSERT_GT(r.measured.jobs, 150);
+  const double base = static_cast<double>(us_mobilenet_workload("medium").job_time.count());
+  EXPECT_GE(static_cast<double>(r.measured.min.count()), base - 20'000);
+  EXPECT_LE(static_cast<double>(r.measured.max.count()), base + 2'000'000 + 20'000);
+  EXPECT_LT(static_cast<double>(r.measured.min.count()), base + 200'000);    // some stalls are short
+  EXPECT_GT(static_cast<double>(r.measured.max.count()), base + 1'800'000);  // and some long
+  EXPECT_NEAR(r.measured.mean_ns, base + 1'000'000, 150'000);
+  EXPECT_NEAR(r.measured.stddev_ns, 2'000'000 / std::sqrt(12.0), 100'000);
+}
+
+// The stall is on the host, inside the lock: under an exclusive lock two tasks alternate, so a
+// job waits out the other's job (its stall included) and then runs its own; each job's time
+// grows by both stalls, D/2 + D/2 = D on average.
+TEST(NnSim, AHostStallUnderTheLockDelaysTheWaiter) {
+  NnSimOptions o = quiet(NnManagement::k_exclusion);
+  o.k = 1;
+  o.duration = Nanos{2'000'000'000};
+  const NnSimResult without = simulate_nn(radeon_ideal(), copies("medium", 2), o);
+  o.model.stall_probability = 1;
+  o.model.stall = Nanos{4'000'000};
+  const NnSimResult with = simulate_nn(radeon_ideal(), copies("medium", 2), o);
+  EXPECT_NEAR(with.measured.mean_ns - without.measured.mean_ns, 4'000'000, 600'000);
+}
+
+// Stalls draw from a stream of their own: turning them on (at a vanishing probability, so no
+// job stalls but every job draws) leaves the CPU jitter, hence every job time, unchanged.
+TEST(NnSim, HostStallsDoNotMoveTheJitterDraws) {
+  NnSimOptions o = quiet(NnManagement::unmanaged);
+  o.model.cpu_jitter = 0.3;
+  const NnSimResult off = simulate_nn(radeon(), copies("small", 2), o);
+  o.model.stall_probability = 1e-15;
+  o.model.stall = Nanos{5'000'000};
+  const NnSimResult on = simulate_nn(radeon(), copies("small", 2), o);
+  EXPECT_EQ(on.measured.jobs, off.measured.jobs);
+  EXPECT_EQ(on.measured.min, off.measured.min);
+  EXPECT_EQ(on.measured.max, off.measured.max);
+  EXPECT_EQ(on.measured.mean_ns, off.measured.mean_ns);
+}
+
+// `--tables 6.3:none` runs one competitor group of Table 6.3 (what scripts/fit-nn fits on).
+TEST(NnSweep, SelectsOneCompetitorGroupOfTable63) {
+  const std::vector<NnScenario> none = nn_scenarios({"6.3:none"});
+  ASSERT_EQ(none.size(), 4u);
+  for (const NnScenario& s : none) {
+    EXPECT_EQ(s.table, "6.3");
+    EXPECT_EQ(s.competitors, "none");
+  }
+  EXPECT_EQ(none[0].partition_cus, 15);
+  EXPECT_EQ(none[3].partition_cus, 0);
+  EXPECT_EQ(nn_scenarios({"6.3"}).size(), 16u);
+  EXPECT_EQ(nn_scenarios({"6.1", "6.3:large"}).size(), 19u);
+  EXPECT_THROW(nn_scenarios({"6.3:huge"}), Error);
+  EXPECT_THROW(nn_scenarios({"6.2"}), Error);
+}
+
 TEST(NnSim, RejectsBadOptions) {
   NnSimOptions o = quiet(NnManagement::k_exclusion);
   o.k = 61;
@@ -133,6 +200,12 @@ TEST(NnSim, RejectsBadOptions) {
   o.model.cpu_jitter = 1.5;
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   o.model.cpu_jitter = 0;
+  o.model.stall_probability = 1.5;
+  EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
+  o.model.stall_probability = 0.5;
+  o.model.stall = Nanos{-1};
+  EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
+  o.model.stall = Nanos{0};
   o.max_jobs = 5;
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   EXPECT_THROW(us_mobilenet_workload("huge"), Error);

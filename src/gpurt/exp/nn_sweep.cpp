@@ -15,12 +15,21 @@ std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables) {
       for (const NnWorkload& w : us_mobilenet_workloads())
         for (const char* m : {"unmanaged", "exclusive", "2-exclusion", "2-exclusion-partitioned", "4-way"})
           out.push_back(NnScenario{t, w.name, "3 identical", m, std::string(m) == "4-way" ? 15 : 0});
-    } else if (t == "6.3") {
-      for (const char* c : {"none", "small", "medium", "large"})
+    } else if (t == "6.3" || t.starts_with("6.3:")) {
+      // "6.3:none" (or small, medium, large): one competitor group of the table.
+      const std::string only = t.size() > 4 ? t.substr(4) : "";
+      bool any = false;
+      for (const char* c : {"none", "small", "medium", "large"}) {
+        if (!only.empty() && only != c) continue;
+        any = true;
         for (int cus : {15, 20, 30, 0})
-          out.push_back(NnScenario{t, "medium", c, cus == 0 ? "unpartitioned" : "partitioned", cus});
+          out.push_back(NnScenario{"6.3", "medium", c, cus == 0 ? "unpartitioned" : "partitioned", cus});
+      }
+      if (!any)
+        throw Error(
+            fmt::format("unknown competitors \"{}\" in \"{}\" (none, small, medium, large)", only, t));
     } else {
-      throw Error(fmt::format("unknown table \"{}\" (6.1, 6.3)", t));
+      throw Error(fmt::format("unknown table \"{}\" (6.1, 6.3, 6.3:none|small|medium|large)", t));
     }
   }
   return out;

@@ -72,6 +72,10 @@ void check_model(const NnKernelModel& m) {
     throw Error(fmt::format("network tasks: memory_fraction = {} must be in [0, 1]", m.memory_fraction));
   if (!(m.cpu_jitter >= 0 && m.cpu_jitter <= 1))
     throw Error(fmt::format("network tasks: cpu_jitter = {} must be in [0, 1]", m.cpu_jitter));
+  if (!(m.stall_probability >= 0 && m.stall_probability <= 1))
+    throw Error(fmt::format("network tasks: stall_probability = {} must be in [0, 1]", m.stall_probability));
+  if (m.stall < Nanos{0} || m.stall > Nanos{3'600'000'000'000})
+    throw Error(fmt::format("network tasks: stall = {} ns must be in [0, 1 h]", m.stall.count()));
 }
 
 }  // namespace
@@ -120,7 +124,7 @@ struct NnTask {
 class NnDriver final : public sim::SimDriver {
  public:
   NnDriver(const Platform& p, const std::vector<NnTaskSpec>& specs, const NnSimOptions& o)
-      : _p(p), _o(o), _rng(o.seed) {
+      : _p(p), _o(o), _rng(o.seed), _stall_rng(Rng(o.seed).fork(0x57A11)) {
     for (const NnTaskSpec& s : specs) {
       NnTask t;
       t.spec = s;
@@ -192,6 +196,15 @@ class NnDriver final : public sim::SimDriver {
     return Nanos{std::llround(half * (1 + u))};
   }
 
+  // The job's first CPU segment: jittered, and now and then stalled on the host.
+  Nanos first_segment(const NnTask& t) {
+    Nanos d = cpu_segment(t);
+    const NnKernelModel& m = _o.model;
+    if (m.stall_probability > 0 && m.stall > Nanos{0} && _stall_rng.uniform01() < m.stall_probability)
+      d += Nanos{std::llround(_stall_rng.uniform01() * static_cast<double>(m.stall.count()))};
+    return d;
+  }
+
   void begin_job(sim::Simulator& sim, std::size_t i) {
     NnTask& t = _tasks[i];
     if (++_jobs > _o.max_jobs)
@@ -204,7 +217,7 @@ class NnDriver final : public sim::SimDriver {
       _waiting.push_back(i);
       grant(sim);
     } else {
-      sim.driver_timer(sim.now() + cpu_segment(t), static_cast<int>(i) * 2 + cpu_before_done);
+      sim.driver_timer(sim.now() + first_segment(t), static_cast<int>(i) * 2 + cpu_before_done);
     }
   }
 
@@ -216,7 +229,7 @@ class NnDriver final : public sim::SimDriver {
       const std::size_t i = _waiting.front();
       _waiting.pop_front();
       _tasks[i].slot = static_cast<int>(free - _slot_free.begin());
-      sim.driver_timer(sim.now() + cpu_segment(_tasks[i]), static_cast<int>(i) * 2 + cpu_before_done);
+      sim.driver_timer(sim.now() + first_segment(_tasks[i]), static_cast<int>(i) * 2 + cpu_before_done);
     }
   }
 
@@ -248,6 +261,7 @@ class NnDriver final : public sim::SimDriver {
   const Platform& _p;
   NnSimOptions _o;
   Rng _rng;
+  Rng _stall_rng;  ///< host stalls only: the jitter draws stay the same whatever the stall model
   std::vector<NnTask> _tasks;
   std::vector<bool> _slot_free;
   std::deque<std::size_t> _waiting;

@@ -52,6 +52,14 @@ struct NnKernelModel {
   /// then has Table 6.3's isolated standard deviation, 0.572 ms (two segments of 2.07 ms:
   /// sqrt(2) * 2.07 * j / sqrt(3) = 0.572 gives j = 0.338).
   double cpu_jitter = 0.338;
+  /// Rare host stalls (the seed's thin tails, Fig. 6.3; §5.2.3's unexplained CPU time): with
+  /// probability stall_probability a job's first CPU segment is stretched by U(0, stall), drawn
+  /// from a stream of its own (so the jitter draws do not move with these parameters). A stall
+  /// is host-side: it delays the job's launches (and, under a lock, the lock's release).
+  /// Either 0: off. Fitted (scripts/fit-nn, stage 2) to Table 6.3's two isolated maxima at the
+  /// ends of its range (15 CUs, whole GPU) at the seed's 60 s; every other maximum is held out.
+  double stall_probability = 0.002;
+  Nanos stall{11'000'000};
 };
 
 /// The kernel of one job of `w` (blocks, block time) under `model` on `platform`: block times
