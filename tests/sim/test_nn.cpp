@@ -171,6 +171,27 @@ TEST(NnSim, HostStallsDoNotMoveTheJitterDraws) {
   EXPECT_EQ(on.measured.mean_ns, off.measured.mean_ns);
 }
 
+// §6.2.2's per-kernel locking launches synchronously: each of the medium task's 104 kernels
+// costs the launch (30 us) and the sync (30 us) on top of its 47.15 us, so a job alone takes
+// 9.043 + 104 x 0.060 = 15.283 ms (Table 6.2: 16.88 measured against 9.74 unmanaged).
+TEST(NnSim, PerKernelLockingPaysALaunchAndASyncPerKernel) {
+  const NnSimResult r = simulate_nn(radeon_ideal(), copies("medium", 1), quiet(NnManagement::kernel_lock));
+  ASSERT_GT(r.measured.jobs, 10);
+  EXPECT_NEAR(static_cast<double>(r.measured.min.count()), 15'283'000, 20'000);
+  EXPECT_EQ(r.measured.min, r.measured.max);
+}
+
+// With a second task the FIFO lock makes each kernel wait at most one hold of the other's
+// (30 + 47.15 + 30 us): a job takes between 15.283 ms and 15.283 + 104 x 0.10715 = 26.427 ms,
+// and the two tasks' kernels never run at once, so jobs are slower than alone.
+TEST(NnSim, PerKernelLockingWaitsAtMostOneHoldPerKernel) {
+  const NnSimResult r = simulate_nn(radeon_ideal(), copies("medium", 2), quiet(NnManagement::kernel_lock));
+  ASSERT_GT(r.measured.jobs, 10);
+  EXPECT_GE(static_cast<double>(r.measured.min.count()), 15'283'000 - 20'000);
+  EXPECT_LE(static_cast<double>(r.measured.max.count()), 26'427'000 + 20'000);
+  EXPECT_GT(r.measured.mean_ns, 15'283'000 + 1'000'000);
+}
+
 // `--tables 6.3:none` runs one competitor group of Table 6.3 (what scripts/fit-nn fits on).
 TEST(NnSweep, SelectsOneCompetitorGroupOfTable63) {
   const std::vector<NnScenario> none = nn_scenarios({"6.3:none"});
@@ -183,8 +204,9 @@ TEST(NnSweep, SelectsOneCompetitorGroupOfTable63) {
   EXPECT_EQ(none[3].partition_cus, 0);
   EXPECT_EQ(nn_scenarios({"6.3"}).size(), 16u);
   EXPECT_EQ(nn_scenarios({"6.1", "6.3:large"}).size(), 19u);
+  EXPECT_EQ(nn_scenarios({"6.2"}).size(), 6u);  // alone / one medium x three managements
   EXPECT_THROW(nn_scenarios({"6.3:huge"}), Error);
-  EXPECT_THROW(nn_scenarios({"6.2"}), Error);
+  EXPECT_THROW(nn_scenarios({"6.4"}), Error);
 }
 
 TEST(NnSim, RejectsBadOptions) {
@@ -206,6 +228,9 @@ TEST(NnSim, RejectsBadOptions) {
   o.model.stall = Nanos{-1};
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   o.model.stall = Nanos{0};
+  o.sync_latency = Nanos{-1};
+  EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
+  o.sync_latency = Nanos{0};
   o.max_jobs = 5;
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   EXPECT_THROW(us_mobilenet_workload("huge"), Error);

@@ -15,6 +15,10 @@ std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables) {
       for (const NnWorkload& w : us_mobilenet_workloads())
         for (const char* m : {"unmanaged", "exclusive", "2-exclusion", "2-exclusion-partitioned", "4-way"})
           out.push_back(NnScenario{t, w.name, "3 identical", m, std::string(m) == "4-way" ? 15 : 0});
+    } else if (t == "6.2") {  // a medium task alone or against one medium competitor (§6.2.2)
+      for (const char* c : {"none", "1 medium"})
+        for (const char* m : {"unmanaged", "per-kernel", "per-job"})
+          out.push_back(NnScenario{t, "medium", c, m, 0});
     } else if (t == "6.3" || t.starts_with("6.3:")) {
       // "6.3:none" (or small, medium, large): one competitor group of the table.
       const std::string only = t.size() > 4 ? t.substr(4) : "";
@@ -29,7 +33,7 @@ std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables) {
         throw Error(
             fmt::format("unknown competitors \"{}\" in \"{}\" (none, small, medium, large)", only, t));
     } else {
-      throw Error(fmt::format("unknown table \"{}\" (6.1, 6.3, 6.3:none|small|medium|large)", t));
+      throw Error(fmt::format("unknown table \"{}\" (6.1, 6.2, 6.3, 6.3:none|small|medium|large)", t));
     }
   }
   return out;
@@ -58,6 +62,13 @@ NnSimResult run_nn_scenario(const NnScenario& s, const NnSweepOptions& o) {
       for (int i = 0; i < 4; ++i)
         tasks[static_cast<std::size_t>(i)].cus = nn_partition(p, i * p.sms / 4, p.sms / 4);
     }
+    return simulate_nn(p, tasks, so);
+  }
+  if (s.table == "6.2") {  // per-kernel locking: synchronous launches under an exclusive lock
+    tasks.push_back(NnTaskSpec{measured, {}, true});
+    if (s.competitors != "none") tasks.push_back(NnTaskSpec{measured, {}, false});
+    if (s.management == "per-kernel") so.management = NnManagement::kernel_lock;
+    if (s.management == "per-job") so.management = NnManagement::k_exclusion;  // k = 1
     return simulate_nn(p, tasks, so);
   }
   // Table 6.3: the measured medium task, and three competitors on the remaining CUs.

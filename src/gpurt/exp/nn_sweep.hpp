@@ -2,8 +2,9 @@
 // (four identical US-MobileNet V1 tasks under five management techniques, statistics over all
 // four tasks' jobs) and Table 6.3 (a `medium` task on a partition of 15, 20 or 30 CUs or the
 // whole GPU, against three small, medium or large competitors on the remaining CUs, or alone;
-// statistics over the measured task's jobs). Every number is SIMULATED (sim/nn_sim.hpp's
-// workload model on the block-level simulator); the CSV says so in its `backend` column.
+// statistics over the measured task's jobs) and Table 6.2 (a `medium` task alone or against one
+// `medium` competitor, unmanaged, under per-kernel or under per-job locking). Every number is SIMULATED
+// (sim/nn_sim.hpp's workload model on the block-level simulator); the CSV says so in its `backend` column.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ namespace gpurt {
 
 struct NnSweepOptions {
   Platform platform;  ///< the seed's GPU: radeon-vii (60 CUs, 4 SEs)
-  std::vector<std::string> tables{"6.1", "6.3"};
+  std::vector<std::string> tables{"6.1", "6.2", "6.3"};
   Nanos duration{60'000'000'000};  ///< per scenario (the seed: 60 s)
   int warmup_jobs = 2;             ///< per task (the seed: two warm-up iterations)
   std::uint64_t seed = 1;
@@ -28,11 +29,13 @@ struct NnSweepOptions {
 
 /// One scenario (a CSV row): what runs and how it is managed.
 struct NnScenario {
-  std::string table;        ///< "6.1" or "6.3"
+  std::string table;        ///< "6.1", "6.2" or "6.3"
   std::string task;         ///< the measured task's size (6.1: all four tasks')
-  std::string competitors;  ///< 6.1: "3 identical"; 6.3: "none", "small", "medium", "large"
+  std::string competitors;  ///< 6.1: "3 identical"; 6.2: "none", "1 medium"; 6.3: "none", "small",
+                            ///< "medium", "large"
   std::string management;   ///< 6.1: unmanaged, exclusive, 2-exclusion, 2-exclusion-partitioned,
-                            ///< 4-way; 6.3: unpartitioned or partitioned
+                            ///< 4-way; 6.2: unmanaged, per-kernel, per-job; 6.3: unpartitioned
+                            ///< or partitioned
   int partition_cus = 0;    ///< the measured task's CUs; 0: the whole GPU
 };
 

@@ -106,7 +106,8 @@ std::vector<bool> nn_partition(const Platform& platform, int first, int count) {
 
 namespace {
 
-enum Timer { cpu_before_done = 0, cpu_after_done = 1 };
+// A task's timers: tag = task * timer_kinds + kind.
+enum Timer { cpu_before_done = 0, cpu_after_done = 1, launched = 2, synced = 3, timer_kinds = 4 };
 
 struct NnTask {
   NnTaskSpec spec;
@@ -133,6 +134,7 @@ class NnDriver final : public sim::SimDriver {
       _tasks.push_back(std::move(t));
     }
     if (o.management == NnManagement::k_exclusion) _slot_free.assign(static_cast<std::size_t>(o.k), true);
+    if (o.management == NnManagement::kernel_lock) _slot_free.assign(1, true);
   }
 
   void start(sim::Simulator& sim) override {
@@ -145,17 +147,42 @@ class NnDriver final : public sim::SimDriver {
   }
 
   void wake(sim::Simulator& sim, int tag) override {
-    const auto i = static_cast<std::size_t>(tag / 2);
-    if (tag % 2 == cpu_before_done) {
-      launch(sim, i);
-    } else {
-      finish_job(sim, i);
+    const auto i = static_cast<std::size_t>(tag / timer_kinds);
+    switch (tag % timer_kinds) {
+      case cpu_before_done:
+        if (_o.management == NnManagement::kernel_lock) {
+          _tasks[i].kernels_left = _tasks[i].spec.workload.kernels;
+          request_kernel(sim, i);
+        } else {
+          launch(sim, i);
+        }
+        break;
+      case launched:  // the synchronous launch reached the GPU
+        sim.driver_launch(_tasks[i].whole_stream, kernel_of(_tasks[i]), static_cast<int>(i),
+                          static_cast<int>(i));
+        break;
+      case synced:  // the task saw its kernel complete: release the lock, then the next kernel
+        _slot_free[0] = true;
+        if (--_tasks[i].kernels_left == 0) {
+          timer(sim, sim.now() + cpu_segment(_tasks[i]), i, cpu_after_done);
+        } else {
+          _waiting.push_back(i);
+        }
+        grant_kernel(sim);
+        break;
+      default:
+        finish_job(sim, i);
     }
   }
 
   void kernel_done(sim::Simulator& sim, int tag) override {
-    NnTask& t = _tasks[static_cast<std::size_t>(tag)];
-    if (--t.kernels_left == 0) sim.driver_timer(sim.now() + cpu_segment(t), tag * 2 + cpu_after_done);
+    const auto i = static_cast<std::size_t>(tag);
+    NnTask& t = _tasks[i];
+    if (_o.management == NnManagement::kernel_lock) {
+      timer(sim, sim.now() + _o.sync_latency, i, synced);
+      return;
+    }
+    if (--t.kernels_left == 0) timer(sim, sim.now() + cpu_segment(t), i, cpu_after_done);
   }
 
   NnSimResult result() const {
@@ -205,6 +232,28 @@ class NnDriver final : public sim::SimDriver {
     return d;
   }
 
+  static void timer(sim::Simulator& sim, Nanos at, std::size_t i, Timer kind) {
+    sim.driver_timer(at, static_cast<int>(i) * timer_kinds + kind);
+  }
+
+  KernelSpec kernel_of(const NnTask& t) const {
+    return nn_kernel(t.spec.workload, t.shape.blocks, t.shape.block_time, _p, _o.model.memory_fraction);
+  }
+
+  // Per-kernel locking: queue for the lock (FIFO), then launch synchronously once granted.
+  void request_kernel(sim::Simulator& sim, std::size_t i) {
+    _waiting.push_back(i);
+    grant_kernel(sim);
+  }
+
+  void grant_kernel(sim::Simulator& sim) {
+    if (_waiting.empty() || !_slot_free[0]) return;
+    _slot_free[0] = false;
+    const std::size_t i = _waiting.front();
+    _waiting.pop_front();
+    timer(sim, sim.now() + _o.launch_latency, i, launched);
+  }
+
   void begin_job(sim::Simulator& sim, std::size_t i) {
     NnTask& t = _tasks[i];
     if (++_jobs > _o.max_jobs)
@@ -217,7 +266,7 @@ class NnDriver final : public sim::SimDriver {
       _waiting.push_back(i);
       grant(sim);
     } else {
-      sim.driver_timer(sim.now() + first_segment(t), static_cast<int>(i) * 2 + cpu_before_done);
+      timer(sim, sim.now() + first_segment(t), i, cpu_before_done);
     }
   }
 
@@ -229,7 +278,7 @@ class NnDriver final : public sim::SimDriver {
       const std::size_t i = _waiting.front();
       _waiting.pop_front();
       _tasks[i].slot = static_cast<int>(free - _slot_free.begin());
-      sim.driver_timer(sim.now() + first_segment(_tasks[i]), static_cast<int>(i) * 2 + cpu_before_done);
+      timer(sim, sim.now() + first_segment(_tasks[i]), i, cpu_before_done);
     }
   }
 
@@ -239,8 +288,7 @@ class NnDriver final : public sim::SimDriver {
     if (_o.management == NnManagement::partitioned) stream = t.own_stream;
     if (_o.management == NnManagement::k_exclusion && !t.slot_streams.empty())
       stream = t.slot_streams[static_cast<std::size_t>(t.slot)];
-    const KernelSpec k =
-        nn_kernel(t.spec.workload, t.shape.blocks, t.shape.block_time, _p, _o.model.memory_fraction);
+    const KernelSpec k = kernel_of(t);
     t.kernels_left = t.spec.workload.kernels;
     // Asynchronous launches: every kernel is queued at once and the stream runs them in order.
     for (int j = 0; j < t.spec.workload.kernels; ++j)
@@ -297,6 +345,9 @@ NnSimResult simulate_nn(const Platform& platform, const std::vector<NnTaskSpec>&
   }
   if (o.management == NnManagement::partitioned)
     for (const NnTaskSpec& t : tasks) check_cus(t.cus, platform, "task " + t.workload.name);
+  if (o.launch_latency < Nanos{0} || o.launch_latency > Nanos{1'000'000'000} || o.sync_latency < Nanos{0} ||
+      o.sync_latency > Nanos{1'000'000'000})
+    throw Error("network tasks: launch and sync latencies must be in [0, 1 s]");
   NnDriver driver(platform, tasks, o);
   const SimStats stats = sim::run_driven(platform, driver);
   NnSimResult r = driver.result();
