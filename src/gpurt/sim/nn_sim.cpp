@@ -143,7 +143,11 @@ class NnDriver final : public sim::SimDriver {
       if (_o.management == NnManagement::partitioned) t.own_stream = sim.driver_stream(t.spec.cus);
       for (const std::vector<bool>& cus : _o.slot_cus) t.slot_streams.push_back(sim.driver_stream(cus));
     }
-    for (std::size_t i = 0; i < _tasks.size(); ++i) begin_job(sim, i);
+    if (_o.warmup_jobs == 0) {
+      open_barrier(sim);
+    } else {
+      for (std::size_t i = 0; i < _tasks.size(); ++i) begin_job(sim, i);
+    }
   }
 
   void wake(sim::Simulator& sim, int tag) override {
@@ -302,8 +306,19 @@ class NnDriver final : public sim::SimDriver {
       t.slot = -1;
     }
     if (t.started > _o.warmup_jobs) t.times.push_back(sim.now() - t.job_start);
-    if (sim.now() < _o.duration) begin_job(sim, i);
+    if (t.started == _o.warmup_jobs) {
+      // §6.2.1.1's barrier: a task that has run its warm-up jobs waits for the others; the
+      // measured minute starts when the last arrives, every task beginning a job at once.
+      if (++_at_barrier == _tasks.size()) open_barrier(sim);
+    } else if (sim.now() < _measure_from + _o.duration) {
+      begin_job(sim, i);
+    }
     if (_o.management == NnManagement::k_exclusion) grant(sim);
+  }
+
+  void open_barrier(sim::Simulator& sim) {
+    _measure_from = sim.now();
+    for (std::size_t j = 0; j < _tasks.size(); ++j) begin_job(sim, j);
   }
 
   const Platform& _p;
@@ -314,6 +329,8 @@ class NnDriver final : public sim::SimDriver {
   std::vector<bool> _slot_free;
   std::deque<std::size_t> _waiting;
   std::int64_t _jobs = 0;
+  std::size_t _at_barrier = 0;  ///< tasks done with their warm-up jobs
+  Nanos _measure_from{0};       ///< when the barrier opened: the measured duration starts here
 };
 
 void check_cus(const std::vector<bool>& cus, const Platform& p, const std::string& what) {

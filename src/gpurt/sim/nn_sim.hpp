@@ -90,8 +90,12 @@ struct NnSimOptions {
   NnManagement management = NnManagement::unmanaged;
   int k = 1;                                ///< k_exclusion: slots, 1..CUs
   std::vector<std::vector<bool>> slot_cus;  ///< k_exclusion: slot s's CUs; empty: slots share the GPU
-  Nanos duration{60'000'000'000};           ///< jobs that start before this are measured (the seed: 60 s)
-  int warmup_jobs = 2;                      ///< each task's first jobs are not measured (§6.2.1.1)
+  Nanos duration{
+      60'000'000'000};  ///< jobs that start this long after the barrier are measured (the seed: 60 s)
+  /// Each task's first jobs are warm-ups, not measured; a task that has run them waits at a
+  /// barrier until every task has, and the measured `duration` starts when the barrier opens,
+  /// all tasks beginning a job at that instant (§6.2.1.1).
+  int warmup_jobs = 2;
   std::uint64_t seed = 1;
   NnKernelModel model;
   std::int64_t max_jobs = 1'000'000;  ///< refuse runs that would complete more jobs
@@ -115,8 +119,9 @@ struct NnSimResult {
   SimStats stats;
 };
 
-/// Runs the tasks from time 0 (all start together, as after the seed's barrier) until every job
-/// begun before options.duration has finished. Throws gpurt::Error for bad options, masks that
+/// Runs the tasks from time 0 (all start together): each runs its warm-up jobs, waits at the
+/// barrier, then runs measured jobs until every job begun within options.duration of the
+/// barrier has finished. Throws gpurt::Error for bad options, masks that
 /// enable no CU or do not match the platform, or a run passing max_jobs.
 NnSimResult simulate_nn(const Platform& platform, const std::vector<NnTaskSpec>& tasks,
                         const NnSimOptions& options);
