@@ -6,6 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "gpurt/core/io.hpp"
 
@@ -143,4 +147,36 @@ TEST_F(SweepCli, RangeMustBeFiniteAndBounded) {
   const Outcome many = cli("sweep pbs --figure 4 --u-step 1e-6 --out " + path("p.csv"));
   EXPECT_EQ(many.code, 2) << many.err;
   EXPECT_NE(many.err.find("more than 10000"), std::string::npos) << many.err;
+}
+
+// `gpurt sweep nn --tables 6.2` (Dissertation Table 6.2, SIMULATED): six scenarios, and per-kernel
+// locking costs the medium task alone its 104 synchronous launches (about 6 ms) while per-job
+// locking alone costs nothing; a bad table or stall option exits 2 and writes nothing.
+TEST_F(SweepCli, NnTable62PerKernelLockingCostsTheLaunches) {
+  const Outcome r = cli("sweep nn --tables 6.2 --seconds 0.3 --threads 2 --out " + path("nn.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string csv = read("nn.csv");
+  ASSERT_EQ(csv.substr(0, csv.find('\n')),
+            "point,points,backend,table,task,competitors,management,partition_cus,jobs,min_ms,max_ms,mean_ms,"
+            "stddev_ms");
+  std::map<std::string, double> mean;  // "competitors/management" -> mean_ms
+  std::istringstream lines(csv.substr(csv.find('\n') + 1));
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cell;
+    std::istringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) cell.push_back(c);
+    ASSERT_EQ(cell.size(), 13u) << line;
+    EXPECT_EQ(cell[3], "6.2");
+    mean[cell[5] + "/" + cell[6]] = std::stod(cell[11]);
+  }
+  ASSERT_EQ(mean.size(), 6u) << csv;
+  EXPECT_NEAR(mean["none/per-kernel"] - mean["none/unmanaged"], 104 * 0.060, 0.5);
+  EXPECT_NEAR(mean["none/per-job"], mean["none/unmanaged"], 0.05);
+  EXPECT_GT(mean["1 medium/per-job"], mean["1 medium/unmanaged"]);
+  for (const char* args : {"--tables 6.4", "--tables 6.3:huge", "--stall-ms -1", "--stall-probability 2"}) {
+    const Outcome bad = cli("sweep nn --seconds 0.1 " + std::string(args) + " --out " + path("bad.csv"));
+    EXPECT_EQ(bad.code, 2) << args;
+    EXPECT_NE(bad.err.find("--"), std::string::npos) << args << ": " << bad.err;
+    EXPECT_FALSE(fs::exists(path("bad.csv"))) << args;
+  }
 }
