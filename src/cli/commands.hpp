@@ -52,6 +52,7 @@ void add_simulate_rtgpu(CLI::App& app);  // cmd_simulate_rtgpu.cpp
 void add_fft(CLI::App& app);             // cmd_fft.cpp
 void add_sweep_fft(CLI::App& app);       // cmd_sweep_fft.cpp
 void add_sweep_nn(CLI::App& app);        // cmd_sweep_nn.cpp
+void add_sweep_cu(CLI::App& app);        // cmd_sweep_cu.cpp
 void add_report(CLI::App& app);          // cmd_report.cpp
 void add_convert(CLI::App& app);         // cmd_convert.cpp
 

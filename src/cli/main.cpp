@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_fft(app);
   gpurt::cli::add_sweep_fft(app);
   gpurt::cli::add_sweep_nn(app);
+  gpurt::cli::add_sweep_cu(app);
   gpurt::cli::add_calibrate(app);
   gpurt::cli::add_report(app);
   gpurt::cli::add_convert(app);

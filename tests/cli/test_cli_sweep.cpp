@@ -180,3 +180,35 @@ TEST_F(SweepCli, NnTable62PerKernelLockingCostsTheLaunches) {
     EXPECT_FALSE(fs::exists(path("bad.csv"))) << args;
   }
 }
+
+// `gpurt sweep cu-masks` (Dissertation Figure 4.9, SIMULATED): isolated MM1024 (1,024 blocks of
+// 0.356 ms, two per CU). On 15 SE-packed CUs (one whole SE) it takes ceil(1024 / 30) = 35 waves,
+// 12.46 ms; on 16 the ACE deals every other block to the SE holding one CU, which runs 512 of them
+// two at a time: 256 x 0.356 = 91.14 ms -- the jump at 16 CUs. Bad options exit 2, nothing written.
+TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
+  const Outcome r =
+      cli("sweep cu-masks " + std::string(GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json") +
+          " --sizes 15,16 --layouts se-packed --out " + path("cu.csv"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string csv = read("cu.csv");
+  ASSERT_EQ(csv.substr(0, csv.find('\n')),
+            "point,points,backend,instance,cus,se-packed_iterations,se-packed_mean_ms,se-packed_max_ms");
+  std::vector<double> mean;
+  std::istringstream lines(csv.substr(csv.find('\n') + 1));
+  for (std::string line; std::getline(lines, line);) {  // ...,mean_ms,max_ms
+    const std::size_t last = line.rfind(','), before = line.rfind(',', last - 1);
+    mean.push_back(std::stod(line.substr(before + 1, last - before - 1)));
+  }
+  ASSERT_EQ(mean.size(), 2u) << csv;
+  EXPECT_NEAR(mean[0], 35 * 0.356, 0.1);
+  EXPECT_NEAR(mean[1], 256 * 0.356, 0.1);
+  for (const char* args :
+       {"--instance nosuch", "--sizes 0", "--sizes 61", "--layouts packed", "--platform rtx3060ti"}) {
+    const Outcome bad =
+        cli("sweep cu-masks " + std::string(GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json") + " " +
+            args + " --out " + path("bad.csv"));
+    EXPECT_EQ(bad.code, 2) << args << ": " << bad.err;
+    EXPECT_NE(bad.err.find("--"), std::string::npos) << args << ": " << bad.err;
+    EXPECT_FALSE(fs::exists(path("bad.csv"))) << args;
+  }
+}
