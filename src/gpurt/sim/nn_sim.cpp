@@ -107,7 +107,7 @@ std::vector<bool> nn_partition(const Platform& platform, int first, int count) {
 namespace {
 
 // A task's timers: tag = task * timer_kinds + kind.
-enum Timer { cpu_before_done = 0, cpu_after_done = 1, launched = 2, synced = 3, timer_kinds = 4 };
+enum Timer { cpu_before_done = 0, cpu_after_done = 1, prepared = 2, synced = 3, timer_kinds = 4 };
 
 struct NnTask {
   NnTaskSpec spec;
@@ -156,21 +156,21 @@ class NnDriver final : public sim::SimDriver {
       case cpu_before_done:
         if (_o.management == NnManagement::kernel_lock) {
           _tasks[i].kernels_left = _tasks[i].spec.workload.kernels;
-          request_kernel(sim, i);
+          timer(sim, sim.now() + _o.launch_latency, i, prepared);
         } else {
           launch(sim, i);
         }
         break;
-      case launched:  // the synchronous launch reached the GPU
-        sim.driver_launch(_tasks[i].whole_stream, kernel_of(_tasks[i]), static_cast<int>(i),
-                          static_cast<int>(i));
+      case prepared:  // the launch call reached the lock (ihipModuleLaunchKernel, before enqueueing)
+        _waiting.push_back(i);
+        grant_kernel(sim);
         break;
       case synced:  // the task saw its kernel complete: release the lock, then the next kernel
         _slot_free[0] = true;
         if (--_tasks[i].kernels_left == 0) {
           timer(sim, sim.now() + cpu_segment(_tasks[i]), i, cpu_after_done);
         } else {
-          _waiting.push_back(i);
+          timer(sim, sim.now() + _o.launch_latency, i, prepared);
         }
         grant_kernel(sim);
         break;
@@ -244,18 +244,13 @@ class NnDriver final : public sim::SimDriver {
     return nn_kernel(t.spec.workload, t.shape.blocks, t.shape.block_time, _p, _o.model.memory_fraction);
   }
 
-  // Per-kernel locking: queue for the lock (FIFO), then launch synchronously once granted.
-  void request_kernel(sim::Simulator& sim, std::size_t i) {
-    _waiting.push_back(i);
-    grant_kernel(sim);
-  }
-
+  // Per-kernel locking: the first waiting task (FIFO) takes the free lock and enqueues its kernel.
   void grant_kernel(sim::Simulator& sim) {
     if (_waiting.empty() || !_slot_free[0]) return;
     _slot_free[0] = false;
     const std::size_t i = _waiting.front();
     _waiting.pop_front();
-    timer(sim, sim.now() + _o.launch_latency, i, launched);
+    sim.driver_launch(_tasks[i].whole_stream, kernel_of(_tasks[i]), static_cast<int>(i), static_cast<int>(i));
   }
 
   void begin_job(sim::Simulator& sim, std::size_t i) {

@@ -75,9 +75,10 @@ enum class NnManagement {
   k_exclusion,  ///< a FIFO k-exclusion lock held for whole jobs (§6.1.2); slots share the GPU or
                 ///< each runs on its own partition (§6.1.3)
   partitioned,  ///< each task runs on its own fixed CU set, no lock
-  kernel_lock,  ///< §6.2.2's per-kernel locking: an exclusive FIFO lock taken before each kernel's
-                ///< launch and released when the task has seen it complete, so launches are
-                ///< synchronous (launch_latency, kernel, sync_latency under the lock)
+  kernel_lock,  ///< §6.2.2's per-kernel locking: an exclusive FIFO lock taken inside each launch
+                ///< call before the kernel is enqueued (the call's host work, launch_latency, comes
+                ///< first, outside the lock) and released when the task has seen the kernel
+                ///< complete (kernel, then sync_latency, under the lock): launches are synchronous
 };
 
 struct NnTaskSpec {
@@ -99,8 +100,8 @@ struct NnSimOptions {
   std::uint64_t seed = 1;
   NnKernelModel model;
   std::int64_t max_jobs = 1'000'000;  ///< refuse runs that would complete more jobs
-  /// kernel_lock: host time of a synchronous launch before the kernel reaches the GPU, and from
-  /// its end until the task sees it (hipStreamSynchronize returns). ASSUMED, not fitted: the
+  /// kernel_lock: host time of a launch call before it enqueues the kernel, and from the
+  /// kernel's end until the task sees it (hipStreamSynchronize returns). ASSUMED, not fitted: the
   /// 30 us the Table 4.1 examples assume for ROCm (examples/amd, "gpurt_sim").
   Nanos launch_latency{30'000};
   Nanos sync_latency{30'000};
