@@ -26,10 +26,7 @@ struct SweepCuArgs {
 
 std::vector<AmdCuLayout> parse_layouts(const std::string& text) {
   std::vector<AmdCuLayout> out;
-  std::size_t from = 0;
-  while (from <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', from), text.size());
-    const std::string name = text.substr(from, comma - from);
+  for (const std::string& name : split_commas(text)) {
     if (name == "se-packed") {
       out.push_back(AmdCuLayout::se_packed);
     } else if (name == "se-distributed") {
@@ -37,7 +34,6 @@ std::vector<AmdCuLayout> parse_layouts(const std::string& text) {
     } else {
       throw InputError("command line", "--layouts", text, "layouts are se-packed and/or se-distributed");
     }
-    from = comma + 1;
   }
   return out;
 }

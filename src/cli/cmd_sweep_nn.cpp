@@ -20,13 +20,7 @@ struct SweepNnArgs {
 };
 
 std::vector<std::string> split_tables(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t from = 0;
-  while (from <= s.size()) {
-    const std::size_t comma = std::min(s.find(',', from), s.size());
-    out.push_back(s.substr(from, comma - from));
-    from = comma + 1;
-  }
+  std::vector<std::string> out = split_commas(s);
   for (const std::string& t : out)
     if (t != "6.1" && t != "6.2" && t != "6.3" && t != "6.3:none" && t != "6.3:small" && t != "6.3:medium" &&
         t != "6.3:large")

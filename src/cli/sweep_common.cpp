@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -110,6 +111,17 @@ std::vector<double> sweep_range(double lo, double hi, double step, const std::st
   std::vector<double> out;
   const auto steps = static_cast<int>(count) - 1;
   for (int i = 0; i <= steps; ++i) out.push_back(std::round((lo + i * step) * 1e9) / 1e9);
+  return out;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', from), text.size());
+    out.push_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
   return out;
 }
 

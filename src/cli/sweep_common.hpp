@@ -38,6 +38,10 @@ struct SweepPlot {
 std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& args,
                               const SweepPlot& plot);
 
+/// The comma-separated fields of `text` ("a,b" -> {"a", "b"}; "" -> {""}): list options such as
+/// --tables and --layouts, each field checked by the caller.
+std::vector<std::string> split_commas(const std::string& text);
+
 /// The most points sweep_range gives.
 inline constexpr int kMaxSweepPoints = 10'000;
 
