@@ -34,6 +34,12 @@ void Device::release(int sm, const BlockShape& s) noexcept {
   _shared[i] -= s.shared_memory;
 }
 
+void Device::release_part(int sm, int threads, int registers) noexcept {
+  const auto i = static_cast<std::size_t>(sm);
+  _threads[i] -= threads;
+  _registers[i] -= registers;
+}
+
 int RoundRobinPlacement::place(const Device& device, const BlockShape& shape,
                                const std::vector<bool>& allowed) {
   const int n = device.sms();

@@ -22,6 +22,8 @@ class Device {
   bool fits(int sm, const BlockShape& shape) const noexcept;
   void occupy(int sm, const BlockShape& shape) noexcept;
   void release(int sm, const BlockShape& shape) noexcept;
+  /// Frees part of a resident block's threads and registers (AMD wavefronts ending early).
+  void release_part(int sm, int threads, int registers) noexcept;
   int resident_threads(int sm) const noexcept { return _threads[static_cast<std::size_t>(sm)]; }
   int resident_blocks(int sm) const noexcept { return _blocks[static_cast<std::size_t>(sm)]; }
   int resident_registers(int sm) const noexcept { return _registers[static_cast<std::size_t>(sm)]; }

@@ -4,7 +4,7 @@ namespace gpurt {
 
 PerfParams parse_perf_params(const JsonNode& node) {
   node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
-                      "host_cores", "host_slice_us", "block_dispatch_ns", "comment"});
+                      "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release", "comment"});
   PerfParams p;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
@@ -36,6 +36,11 @@ PerfParams parse_perf_params(const JsonNode& node) {
     p.block_dispatch_ns = v->as_number();
     if (!(p.block_dispatch_ns >= 0 && p.block_dispatch_ns <= 1e9)) v->fail("must be in 0..1000000000 (ns)");
   }
+  if (auto v = node.find("wave_release")) {
+    p.wave_release = v->as_number();
+    if (!(p.wave_release >= 0 && p.wave_release < 1))
+      v->fail("must be in [0, 1) (a fraction of a block's time)");
+  }
   return p;
 }
 
@@ -47,7 +52,8 @@ Json to_json(const PerfParams& p) {
               {"jitter", p.jitter},
               {"host_cores", p.host_cores},
               {"host_slice_us", p.host_slice_us},
-              {"block_dispatch_ns", p.block_dispatch_ns}};
+              {"block_dispatch_ns", p.block_dispatch_ns},
+              {"wave_release", p.wave_release}};
 }
 
 }  // namespace gpurt

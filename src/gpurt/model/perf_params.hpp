@@ -46,6 +46,15 @@ struct PerfParams {
   /// kernels in two queues dispatch twice as fast as one: a kernel of many short blocks (MM256)
   /// is dispatch-bound alone but barely slowed by a competitor. sim/amd_dispatch.cpp; 0: off.
   double block_dispatch_ns = 0;
+  /// AMD wavefront-by-wavefront release (Dissertation §4.2.2.3: the Radeon VII "allows new blocks
+  /// to start as soon as resources start to become available, even if the entire preceding block
+  /// has not yet completed"): a block's wavefronts (64 threads) end in up to four steps, one per
+  /// SIMD of a GCN CU, spread evenly over the last `wave_release` fraction of its time; each step
+  /// frees its threads and registers, the last (the block's end) its LDS and block slot. With it
+  /// on, the workload managers serve the least recently served kernel first and a smaller block
+  /// cuts ahead only where the other does not fit (the text's rule); 0: a block frees everything
+  /// at its end and smaller blocks are served first within an instant. sim/amd_dispatch.cpp.
+  double wave_release = 0;
 
   /// True when every block-time mechanism is off (every block runs its isolated time).
   bool blocks_ideal() const noexcept {
@@ -54,7 +63,8 @@ struct PerfParams {
   }
   /// True when every mechanism is off (the ideal model).
   bool ideal() const noexcept {
-    return blocks_ideal() && (host_cores == 0 || host_slice_us == 0) && block_dispatch_ns == 0;
+    return blocks_ideal() && (host_cores == 0 || host_slice_us == 0) && block_dispatch_ns == 0 &&
+           wave_release == 0;
   }
   bool operator==(const PerfParams&) const = default;
 };

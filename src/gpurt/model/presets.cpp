@@ -21,6 +21,11 @@ constexpr double kRtx3060tiJitter = 0.05;
 // alone on 15, 20, 30 and 60 CUs (four means), with the network kernels' memory fraction 0.9.
 // Only kernels that declare a memory fraction feel it (no examiner workload does).
 constexpr double kRadeonViiMemoryBandwidth = 25;
+// Radeon VII wavefront release (PerfParams::wave_release; docs/simulator.md "AMD wavefront
+// release"): fitted by scripts/fit-amd to the Dissertation's Table 4.1 MM1024-vs-MM256
+// full-sharing mean (on a 0.05 grid, with the examples' block times refitted to the two
+// isolated means at each grid value).
+constexpr double kRadeonViiWaveRelease = 0.95;
 
 std::array<Platform, 9> presets() {
   return {{
@@ -104,7 +109,10 @@ std::array<Platform, 9> with_models() {
       p.model.switch_cost = kRtx3060tiSwitchCost;
       p.model.jitter = kRtx3060tiJitter;
     }
-    if (p.id == "radeon-vii") p.model.memory_bandwidth = kRadeonViiMemoryBandwidth;
+    if (p.id == "radeon-vii") {
+      p.model.memory_bandwidth = kRadeonViiMemoryBandwidth;
+      p.model.wave_release = kRadeonViiWaveRelease;
+    }
   }
   return table;
 }

@@ -18,6 +18,10 @@
 // - With the performance model's block_dispatch_ns > 0 an ACE hands out at most one block of its
 //   kernel per that interval (footnote 11: the block-dispatching hardware limits a kernel of many
 //   blocks; each queue has its own ACE, so competitors do not share the limit).
+// - With the performance model's wave_release > 0 a block frees its wavefronts in up to four
+//   steps over the end of its time (one step per SIMD of a GCN CU), and the workload managers
+//   serve the least recently served kernel first: a smaller block cuts ahead only where the
+//   other does not fit (§4.2.2.3; see PerfParams::wave_release).
 #include <algorithm>
 
 #include "gpurt/sim/engine.hpp"
@@ -49,13 +53,68 @@ int Simulator::place_in_se(int se, const BlockShape& shape, const std::vector<bo
   return -1;
 }
 
+namespace {
+
+constexpr int kWavefront = 64;  // threads per GCN wavefront (Dissertation §2: Radeon VII)
+constexpr int kSimds = 4;       // SIMDs per GCN CU: a block's wavefronts end in up to 4 steps
+
+int wave_steps(const BlockShape& s) { return std::min((s.threads + kWavefront - 1) / kWavefront, kSimds); }
+
+// The threads and registers step `step` (of `steps`, not the last) frees: its share of the
+// block's whole wavefronts (the last step holds any partial one).
+BlockShape wave_part(const BlockShape& s, int step, int steps) {
+  const int waves = (s.threads + kWavefront - 1) / kWavefront;
+  const int mine = waves / steps + (step < waves % steps ? 1 : 0);
+  BlockShape part;
+  part.threads = mine * kWavefront;
+  part.registers =
+      static_cast<int>(static_cast<std::int64_t>(s.registers) * part.threads / std::max(1, s.threads));
+  return part;
+}
+
+}  // namespace
+
+void Simulator::schedule_wave_steps(int id, int sm, Nanos duration) {
+  const int steps = wave_steps(_ops[static_cast<std::size_t>(id)].shape);
+  const double spread = _platform.model.wave_release * static_cast<double>(duration.count());
+  for (int k = 0; k + 1 < steps; ++k) {
+    // Step k of `steps` ends (steps - 1 - k)/(steps - 1) of the spread before the block does.
+    const auto early = static_cast<std::int64_t>(spread * (steps - 1 - k) / (steps - 1));
+    schedule(_now + duration - Nanos{early}, EventKind::wave_end, id, sm * kSimds + k);
+  }
+}
+
+bool Simulator::release_wave_step(int id, int sm, int step) {
+  const BlockShape& shape = _ops[static_cast<std::size_t>(id)].shape;
+  const BlockShape part = wave_part(shape, step, wave_steps(shape));
+  _device.release_part(sm, part.threads, part.registers);
+  return std::any_of(_amd_active.begin(), _amd_active.end(),
+                     [&](int k) { return _device.fits(sm, _ops[static_cast<std::size_t>(k)].shape); });
+}
+
+void Simulator::release_block(int id, int sm) {
+  const BlockShape& shape = _ops[static_cast<std::size_t>(id)].shape;
+  BlockShape rest = shape;
+  if (_amd && _platform.model.wave_release > 0) {
+    // Scheduled before the block's end at no later a time, every early step has been freed.
+    const int steps = wave_steps(shape);
+    for (int k = 0; k + 1 < steps; ++k) {
+      const BlockShape part = wave_part(shape, k, steps);
+      rest.threads -= part.threads;
+      rest.registers -= part.registers;
+    }
+  }
+  _device.release(sm, rest);
+}
+
 // Serving order among the blocks that fit: fewest threads first, then the kernel served least
-// recently. A CU frees a block's resources wavefront by wavefront, so when a large block ends a
-// smaller waiting block fits (and is placed) before the large one does -- the mechanism behind
-// MM256 starving MM1024 (Dissertation §4.2.2.3). The simulator frees a block at one instant, so
-// it grants that head start by serving smaller blocks first within the instant.
+// recently (with wave_release: least recently served first). A CU frees a block's resources wavefront by
+// wavefront, so when a large block ends a smaller waiting block fits (and is placed) before the large one
+// does -- the mechanism behind MM256 starving MM1024 (Dissertation §4.2.2.3). The simulator frees a block at
+// one instant, so it grants that head start by serving smaller blocks first within the instant.
 void Simulator::dispatch_amd() {
   const Nanos interval{static_cast<std::int64_t>(_platform.model.block_dispatch_ns)};
+  const bool lru = _platform.model.wave_release > 0;
   while (true) {
     int best = -1, best_cu = -1;
     Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again
@@ -67,8 +126,8 @@ void Simulator::dispatch_amd() {
       }
       if (best >= 0) {
         const Op& b = _ops[static_cast<std::size_t>(best)];
-        const bool better = op.shape.threads != b.shape.threads ? op.shape.threads < b.shape.threads
-                                                                : op.last_served < b.last_served;
+        const bool better = op.shape.threads != b.shape.threads && !lru ? op.shape.threads < b.shape.threads
+                                                                        : op.last_served < b.last_served;
         if (!better) continue;
       }
       const Stream& s = _streams[static_cast<std::size_t>(op.stream)];

@@ -233,6 +233,7 @@ void Simulator::start_block(int id, int sm) {
         _scenario.source, _scenario.sim.max_blocks, static_cast<double>(_now.count()) / 1e9,
         _scenario.sim.max_blocks));
   }
+  if (_amd && _platform.model.wave_release > 0) schedule_wave_steps(id, sm, duration);
   schedule(_now + duration, EventKind::block_end, id, sm);
 }
 
@@ -351,10 +352,11 @@ void Simulator::update_slicing() {
 
 void Simulator::handle(const Event& e) {
   ++_stats.events;
+  if (e.kind != EventKind::wave_end) _dispatch_due = true;
   switch (e.kind) {
     case EventKind::block_end: {
       Op& op = _ops[static_cast<std::size_t>(e.a)];
-      _device.release(e.b, op.shape);
+      release_block(e.a, e.b);
       _perf.end(e.b, op.locality, op.memory_fraction);
       if (_blocked_op >= 0) {
         // A list of distinct SMs (a huge blocked grid would otherwise grow it by one entry a
@@ -412,6 +414,9 @@ void Simulator::handle(const Event& e) {
     case EventKind::dispatch_wake:  // dispatch() runs after every batch of events
       _ace_wake = Nanos{-1};
       break;
+    case EventKind::wave_end:  // e.a: the op, e.b: SM * 4 + step (amd_dispatch.cpp)
+      if (release_wave_step(e.a, e.b / 4, e.b % 4)) _dispatch_due = true;
+      break;
     case EventKind::switch_done:
       if (e.a == _slice_id) {
         _switching = false;
@@ -434,7 +439,8 @@ SimResult Simulator::run() {
       _events.pop();
       handle(e);
     }
-    dispatch();
+    if (_dispatch_due) dispatch();
+    _dispatch_due = false;
     _stats.end_time = t;
   }
   // Work left in a queue with no event pending can never run.

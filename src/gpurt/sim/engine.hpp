@@ -27,7 +27,8 @@ enum class EventKind : std::uint8_t {
   slice_end,
   switch_done,
   driver_wake,
-  dispatch_wake  ///< an AMD ACE may hand out its next block (PerfParams::block_dispatch_ns)
+  dispatch_wake,  ///< an AMD ACE may hand out its next block (PerfParams::block_dispatch_ns)
+  wave_end        ///< AMD: some wavefronts of a block end early (PerfParams::wave_release)
 };
 
 struct Event {
@@ -190,6 +191,12 @@ class Simulator {
   void init_amd();
   void dispatch_amd();
   int place_in_se(int se, const BlockShape& shape, const std::vector<bool>& mask);
+  /// PerfParams::wave_release: schedules the early steps of a block started now lasting
+  /// `duration`; release_wave_step frees one of them, release_block what is left at its end.
+  void schedule_wave_steps(int op, int sm, Nanos duration);
+  /// True when a waiting block could now fit on `sm` (else the batch needs no dispatch).
+  bool release_wave_step(int op, int sm, int step);
+  void release_block(int op, int sm);
   int next_context_with_work(int after) const;
 
   // Fast path while the head kernel waits for space: only SMs freed since the failed full
@@ -213,6 +220,10 @@ class Simulator {
   std::vector<std::size_t> _se_cursor;    ///< per SE: where the next CU search starts
   std::uint64_t _serve_clock = 0;         ///< workload managers' service order
   Nanos _ace_wake{-1};                    ///< time of the pending dispatch_wake event (-1: none)
+  /// The batch of events at this instant may let a block start. Only a wave_end that frees
+  /// nothing a waiting block fits in leaves it unset: dispatch would place nothing then (the
+  /// previous batch's dispatch placed all it could, and only that CU changed).
+  bool _dispatch_due = false;
 };
 
 /// Runs a GPU driven only by `driver` (no examiner host programs) on `platform` until every op
