@@ -49,7 +49,8 @@ PbsSystem random_system(Rng& rng) {
 
 TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
   Rng rng(2024);
-  int schedulable = 0, unschedulable = 0, merged_somewhere = 0, split_somewhere = 0, merged_schedulable = 0;
+  int schedulable = 0, unschedulable = 0, merged_somewhere = 0, split_somewhere = 0, merged_schedulable = 0,
+      bounded_somewhere = 0;
   for (int case_index = 0; case_index < 1200; ++case_index) {
     const PbsSystem s = random_system(rng);
     const PbsResult plain = analyse_pbs(s, {.policy = PbsPolicy::gpusched_reference});
@@ -58,10 +59,15 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
     const PbsResult identical_only =
         analyse_pbs(s, {.policy = PbsPolicy::gpusched, .merge = PbsMerge::identical});
     const PbsResult tree = analyse_pbs(s, {.explore_all = true, .merge = PbsMerge::none});
-    const PbsResult identical_all = analyse_pbs(s, {.explore_all = true, .merge = PbsMerge::identical});
+    const PbsResult identical_all =
+        analyse_pbs(s, {.explore_all = true, .whole_graph = true, .merge = PbsMerge::identical});
+    const PbsResult whole = analyse_pbs(s, {.explore_all = true, .whole_graph = true});
     ASSERT_EQ(identical_only.schedulable, plain.schedulable) << "case " << case_index;
     ASSERT_EQ(tree.schedulable, plain.schedulable) << "case " << case_index;
-    ASSERT_TRUE(plain.complete && fast.complete && all.complete && tree.complete && identical_all.complete);
+    ASSERT_TRUE(plain.complete && fast.complete && all.complete && tree.complete && identical_all.complete &&
+                whole.complete);
+    ASSERT_EQ(whole.schedulable, plain.schedulable) << "case " << case_index;
+    ASSERT_EQ(whole.stats.vertices_bounded, 0u);
     // No merge at all: the tree holds at least as many vertices as any merged graph.
     ASSERT_GE(tree.stats.vertices_created, plain.stats.vertices_created) << "case " << case_index;
     ASSERT_EQ(tree.stats.vertices_merged, 0u);
@@ -75,6 +81,11 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
       // Exploring everything finds the earliest-ending schedule, as the plain search does,
       // whichever merges are made (explore-all merges into schedulable vertices too).
       ASSERT_EQ(all.table.back().end, plain.table.back().end) << "case " << case_index;
+      ASSERT_EQ(check_pbs_table(s, whole.table), "") << "case " << case_index;
+      ASSERT_EQ(whole.table.back().end, plain.table.back().end) << "case " << case_index;
+      // The bound (reduction 7) only skips frames that cannot end earlier: never more work.
+      ASSERT_LE(all.stats.vertices_created, whole.stats.vertices_created) << "case " << case_index;
+      bounded_somewhere += all.stats.vertices_bounded > 0 ? 1 : 0;
       ASSERT_EQ(check_pbs_table(s, tree.table), "") << "case " << case_index;
       ASSERT_EQ(tree.table.back().end, plain.table.back().end) << "case " << case_index;
       ASSERT_EQ(identical_all.table.back().end, plain.table.back().end) << "case " << case_index;
@@ -84,7 +95,7 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
     }
     merged_somewhere += fast.stats.vertices_merged > 0 ? 1 : 0;
     merged_schedulable +=
-        all.stats.vertices_merged > identical_all.stats.vertices_merged && all.schedulable ? 1 : 0;
+        whole.stats.vertices_merged > identical_all.stats.vertices_merged && whole.schedulable ? 1 : 0;
     split_somewhere += fast.stats.vertices_split > 0 ? 1 : 0;
   }
   // The sample exercises both verdicts and both reductions.
@@ -93,6 +104,7 @@ TEST(PbsExactness, FastSearchAgreesWithPlainAlgorithm1On1200RandomSystems) {
   EXPECT_GT(merged_somewhere, 100);
   EXPECT_GT(split_somewhere, 20);
   EXPECT_GT(merged_schedulable, 20);  // explore-all's Δ > 0 merges on schedulable systems
+  EXPECT_GT(bounded_somewhere, 20);   // and its bound cuts frames on schedulable systems
 }
 
 }  // namespace

@@ -24,13 +24,13 @@ PbsSystem equal_periods(int n) {
 TEST(PbsLimits, VertexCapStopsExploreAllWithoutProvingTheEarliestTable) {
   const PbsSystem s = test::figure1();
   const PbsResult first = analyse_pbs(s);  // stops at the first schedule
-  const PbsResult whole = analyse_pbs(s, {.explore_all = true});
+  const PbsResult whole = analyse_pbs(s, {.explore_all = true, .whole_graph = true});
   ASSERT_TRUE(first.complete && whole.complete && first.schedulable);
   ASSERT_GT(whole.stats.vertices_created, first.stats.vertices_created + 2);
   // Explore-all walks the same order, so with this cap it has found a schedule but not the
   // whole graph: the verdict is known, the earliest-ending table is not.
-  const PbsResult capped =
-      analyse_pbs(s, {.explore_all = true, .max_vertices = first.stats.vertices_created + 1});
+  const PbsResult capped = analyse_pbs(
+      s, {.explore_all = true, .whole_graph = true, .max_vertices = first.stats.vertices_created + 1});
   EXPECT_TRUE(capped.schedulable);
   EXPECT_FALSE(capped.complete);
   EXPECT_EQ(capped.stopped_by, "max-vertices");
@@ -43,7 +43,8 @@ TEST(PbsLimits, VertexCapStopsExploreAllWithoutProvingTheEarliestTable) {
 TEST(PbsLimits, EveryVariantStopsAtTheCap) {
   const PbsSystem s = equal_periods(6);
   for (PbsMerge merge : {PbsMerge::dominated, PbsMerge::identical, PbsMerge::none}) {
-    const PbsResult r = analyse_pbs(s, {.explore_all = true, .max_vertices = 500, .merge = merge});
+    const PbsResult r =
+        analyse_pbs(s, {.explore_all = true, .whole_graph = true, .max_vertices = 500, .merge = merge});
     EXPECT_FALSE(r.complete) << static_cast<int>(merge);
     EXPECT_EQ(r.stopped_by, "max-vertices");
     EXPECT_LE(r.stats.vertices_created, 501u) << static_cast<int>(merge);

@@ -69,6 +69,21 @@ TEST_F(CliPbs, BadInputExits2WithNothingOnStdout) {
   EXPECT_EQ(r.out, "");
 }
 
+// --explore-all is branch and bound on the table's end; --whole-graph explores every vertex
+// (no bound). Both give a table of the same, earliest end; on Figure 1 the bound cuts one frame.
+TEST_F(CliPbs, ExploreAllBoundsWhatWholeGraphExplores) {
+  const Outcome bounded = run("analyze pbs " + kFigure1 + " --explore-all --json");
+  const Outcome whole = run("analyze pbs " + kFigure1 + " --whole-graph --json");
+  ASSERT_EQ(bounded.code, 0) << bounded.err;
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const gpurt::Json b = gpurt::Json::parse(bounded.out), w = gpurt::Json::parse(whole.out);
+  EXPECT_EQ(b["table"].back()["end"], w["table"].back()["end"]);
+  EXPECT_EQ(b["stats"]["vertices_bounded"], 1);
+  EXPECT_EQ(w["stats"]["vertices_bounded"], 0);
+  EXPECT_EQ(b["stats"]["vertices_created"], 31);
+  EXPECT_EQ(w["stats"]["vertices_created"], 33);
+}
+
 // The budgets (issue 17): hitting one gives complete: false, the reason, exit 1 and a message
 // naming the option to raise — in explore-all too, where a schedule found early is not proven
 // the earliest-ending one.

@@ -56,7 +56,8 @@ TEST(PbsSweep, Figure5cMergingNeverGrowsTheGraph) {
     Rng rng = Rng(o.seed).fork(p);
     const auto s = generate_pbs_system(rng, {.tasks = 5, .utilization = 1.0, .slowdown = o.slowdown});
     ASSERT_TRUE(s);
-    const PbsResult a = analyse_pbs(*s, {.explore_all = true, .max_vertices = o.max_vertices});
+    const PbsResult a =
+        analyse_pbs(*s, {.explore_all = true, .whole_graph = true, .max_vertices = o.max_vertices});
     EXPECT_EQ(row[7], a.schedulable ? "true" : "false");
     EXPECT_EQ(std::stoull(row[8]), a.stats.vertices_created);
     EXPECT_LE(std::stoull(row[8]), std::stoull(row[9]));
@@ -66,8 +67,10 @@ TEST(PbsSweep, Figure5cMergingNeverGrowsTheGraph) {
     EXPECT_EQ(tree.stats.vertices_merged, 0u);
     EXPECT_EQ(std::stoull(row[9]), tree.stats.vertices_created);
     EXPECT_EQ(row[12], tree.complete ? "true" : "false");
-    const PbsResult identical =
-        analyse_pbs(*s, {.explore_all = true, .max_vertices = o.max_vertices, .merge = PbsMerge::identical});
+    const PbsResult identical = analyse_pbs(*s, {.explore_all = true,
+                                                 .whole_graph = true,
+                                                 .max_vertices = o.max_vertices,
+                                                 .merge = PbsMerge::identical});
     EXPECT_EQ(std::stoull(row[13]), identical.stats.vertices_created);
   }
 }

@@ -35,9 +35,14 @@ enum class PbsMerge {
 
 struct PbsOptions {
   PbsPolicy policy = PbsPolicy::gpusched;
-  /// GPUSched: do not stop at the first schedulable path; explore the whole graph and count
-  /// every schedulable end vertex (the table is then the one that ends earliest).
+  /// GPUSched: do not stop at the first schedulable path; search on for the table that ends
+  /// earliest. Frames whose earliest possible end of the whole table (a lower bound from the jobs
+  /// left) is no earlier than the best table found are not explored (branch and bound), so the
+  /// count of schedulable end vertices is of those found; whole_graph explores them too.
   bool explore_all = false;
+  /// With explore_all: no bound, explore the whole schedule graph and count every schedulable
+  /// end vertex (what the seed's Figure 5c counts).
+  bool whole_graph = false;
   /// GPUSched: give up after creating this many vertices (result.complete = false). Also
   /// bounds memory: the fast search keeps at most one memo entry per vertex created.
   std::uint64_t max_vertices = 100'000'000;
@@ -67,6 +72,7 @@ struct PbsStats {
   std::uint64_t vertices_merged = 0;   ///< new vertices dominated by an explored one (Merge)
   std::uint64_t vertices_split = 0;    ///< dominated vertices explored because domination broke (Split)
   std::uint64_t vertices_pruned = 0;   ///< frames that miss a deadline
+  std::uint64_t vertices_bounded = 0;  ///< explore-all: frames that cannot end the table earlier
   std::uint64_t fast_forwards = 0;     ///< idle intervals skipped (FastForward)
   std::uint64_t edges = 0;             ///< batches expanded (vertex -> successor)
   std::uint64_t schedulable_end_vertices = 0;

@@ -93,6 +93,8 @@ struct PbsJobs {
   /// Completion time of a batch (§2.5): the table entry for exactly this set when the file has
   /// one, else C alone for one job, else the latest of ceil(C_i · slowdown_i).
   std::int64_t completion(TaskMask set) const;
+  /// The file's completion-time entries (set -> time).
+  const std::unordered_map<TaskMask, std::int64_t>& batch_table() const { return _table; }
 
  private:
   std::unordered_map<TaskMask, std::int64_t> _table;

@@ -40,6 +40,15 @@
 //    shifted by at most Δ (Lemma 3.11): it ends no earlier, and the kept vertex's subtree has
 //    already offered its earliest end. This is Algorithm 1's graph (it merges regardless of
 //    schedulability); only the count of schedulable end vertices depends on the merges.
+// 7. Explore-all without whole_graph is branch and bound on the table's end: a frame is not
+//    explored when a lower bound on the end of any table through it is no earlier than the best
+//    table found. The bound, per task i with jobs left: its remaining frames run one after
+//    another, each no shorter than m_i (the shortest frame that can hold a job of i: C alone, its
+//    slowed C, or a table entry with i), and the k-th no earlier than that job's arrival: the
+//    chain's end from −∞ (precomputed per job count) and t' + (jobs left)·m_i both bound it. A
+//    bounded edge tolerates any shift (the bound only grows with t'), like a pruned one, so the
+//    slacks and merges above stay sound; since the best only improves, what a merge skips could
+//    not have beaten it either.
 //
 // Costs per vertex (measured with perf on 8-task sets, issue 17): no allocation on the hot path —
 // the memo is looked up through a view of the job counts (heterogeneous lookup), each ready
@@ -109,6 +118,7 @@ class FastSearch {
                   " jobs in the hyperperiod (more than 20000; the search recurses once per frame)");
     }
     _check = [this](std::size_t walk_bytes) { budget(walk_bytes); };
+    if (_options.explore_all && !_options.whole_graph) init_bound();
   }
 
   PbsResult run() {
@@ -145,6 +155,46 @@ class FastSearch {
   };
 
   std::span<std::int32_t> done() { return {_key.data(), static_cast<std::size_t>(_jobs.n)}; }
+
+  // Reduction 7: m_i and, per task and job count c, the end of its remaining chain from −∞.
+  void init_bound() {
+    _bounded = true;
+    const auto n = static_cast<std::size_t>(_jobs.n);
+    _min_frame.assign(n, kInf);
+    _chain_end.assign(n, {});
+    for (std::size_t i = 0; i < n; ++i) {
+      const TaskMask bit = TaskMask{1} << i;
+      std::int64_t m = std::min(_jobs.completion(bit), _jobs.wcet_slowed[i]);
+      for (const auto& [set, c] : _jobs.batch_table())
+        if ((set & bit) != 0) m = std::min(m, c);
+      _min_frame[i] = std::max<std::int64_t>(m, 0);
+      // The chain of the jobs c .. count-1 from time f is f -> max(f, a_k) + m applied in
+      // order; such maps compose to f -> max(f + (count - c)·m, B_c), so B_c (its end from −∞)
+      // follows backwards: B_c = max(a_c + m + (count - c - 1)·m, B_{c+1}).
+      const std::int32_t count = _jobs.jobs[i];
+      auto& chain = _chain_end[i];
+      chain.assign(static_cast<std::size_t>(count) + 1, -kInf);
+      for (std::int32_t c = count - 1; c >= 0; --c) {
+        const std::int64_t after = static_cast<std::int64_t>(count - c) * m;
+        chain[static_cast<std::size_t>(c)] =
+            std::max(_jobs.arrival(static_cast<int>(i), c) + after, chain[static_cast<std::size_t>(c) + 1]);
+      }
+    }
+  }
+
+  // Reduction 7: no table through the frame ending at `t` (counts already advanced) ends before
+  // this.
+  std::int64_t end_bound(std::int64_t t) const {
+    std::int64_t bound = t;
+    for (int i = 0; i < _jobs.n; ++i) {
+      const auto ui = static_cast<std::size_t>(i);
+      const std::int32_t c = _key[ui];
+      const std::int32_t left = _jobs.jobs[ui] - c;
+      if (left <= 0) continue;
+      bound = std::max({bound, _chain_end[ui][static_cast<std::size_t>(c)], t + left * _min_frame[ui]});
+    }
+    return bound;
+  }
 
   bool found_enough() const { return _stats.schedulable_end_vertices > 0 && !_options.explore_all; }
 
@@ -214,7 +264,9 @@ class FastSearch {
           ++k;
         }
         _finished += std::popcount(edge.set);
-        if (!miss && !pending_miss(end)) {
+        if (!miss && _bounded && !_best.empty() && end_bound(end) >= _best.back().end.count()) {
+          ++_stats.vertices_bounded;  // tolerates any shift too: the bound grows with the end
+        } else if (!miss && !pending_miss(end)) {
           ++_stats.vertices_created;
           _path.push_back(Step{t, end, edge.order});
           const Outcome child = visit(end);
@@ -318,6 +370,9 @@ class FastSearch {
   std::size_t _memo_bytes = 0;
   std::size_t _walk_peak = 0;  // bytes of the largest eligibility walk seen by budget()
   PbsStats _stats;
+  bool _bounded = false;                              // reduction 7 is on
+  std::vector<std::int64_t> _min_frame;               // m_i
+  std::vector<std::vector<std::int64_t>> _chain_end;  // per task, per job count
   bool _aborted = false;
   std::string _stopped_by;
 };

@@ -104,11 +104,13 @@ std::vector<std::string> time_fields(const std::vector<SweepItem>& items) {
 /// identical vertices merged only.
 SweepItem graph_item(const std::optional<PbsSystem>& system, std::uint64_t max_vertices) {
   if (!system) return {};
-  const PbsResult a = analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices});
+  const PbsResult a =
+      analyse_pbs(*system, {.explore_all = true, .whole_graph = true, .max_vertices = max_vertices});
   const PbsResult b =
       analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices, .merge = PbsMerge::none});
-  const PbsResult c =
-      analyse_pbs(*system, {.explore_all = true, .max_vertices = max_vertices, .merge = PbsMerge::identical});
+  const PbsResult c = analyse_pbs(
+      *system,
+      {.explore_all = true, .whole_graph = true, .max_vertices = max_vertices, .merge = PbsMerge::identical});
   return {a.schedulable ? 1.0 : 0.0,
           static_cast<double>(a.stats.vertices_created),
           static_cast<double>(b.stats.vertices_created),
