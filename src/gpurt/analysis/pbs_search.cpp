@@ -45,7 +45,10 @@
 //    table found. The bound, per task i with jobs left: its remaining frames run one after
 //    another, each no shorter than m_i (the shortest frame that can hold a job of i: C alone, its
 //    slowed C, or a table entry with i), and the k-th no earlier than that job's arrival: the
-//    chain's end from −∞ (precomputed per job count) and t' + (jobs left)·m_i both bound it. A
+//    chain's end from −∞ (precomputed per job count) and t' + (jobs left)·m_i both bound it.
+//    Per pair i, j (up to 12 tasks): frames are disjoint in time, and one holding both lasts at
+//    least L_ij (their larger slowed C, or a table entry holding both), so their frames take at
+//    least min over x of x·L_ij + (r_i − x)·m_i + (r_j − x)·m_j, x <= min(r_i, r_j) shared. A
 //    bounded edge tolerates any shift (the bound only grows with t'), like a pruned one, so the
 //    slacks and merges above stay sound; since the best only improves, what a merge skips could
 //    not have beaten it either.
@@ -71,6 +74,8 @@ namespace {
 constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
 // Memory allowed per vertex of PbsOptions::max_vertices (a memo entry takes about 100 bytes).
 constexpr std::size_t kBytesPerVertex = 256;
+// Reduction 7's pair bound costs O(n^2) per frame: only for this many tasks or fewer.
+constexpr int kPairBoundTasks = 12;
 
 // Memo key: the job count per task followed by the ready mask (as one more int32).
 using KeyView = std::span<const std::int32_t>;
@@ -180,6 +185,19 @@ class FastSearch {
             std::max(_jobs.arrival(static_cast<int>(i), c) + after, chain[static_cast<std::size_t>(c) + 1]);
       }
     }
+    // Pairs: a frame holding jobs of both i and j lasts at least L_ij (their larger slowed C, or
+    // a table entry holding both); frames are disjoint in time.
+    if (_jobs.n > kPairBoundTasks) return;
+    _pair_frame.assign(n * n, kInf);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j) {
+        const TaskMask both = (TaskMask{1} << i) | (TaskMask{1} << j);
+        std::int64_t l = std::max(_jobs.wcet_slowed[i], _jobs.wcet_slowed[j]);
+        for (const auto& [set, c] : _jobs.batch_table())
+          if ((set & both) == both) l = std::min(l, c);
+        _pair_frame[i * n + j] = std::max(l, std::max(_min_frame[i], _min_frame[j]));
+      }
+    }
   }
 
   // Reduction 7: no table through the frame ending at `t` (counts already advanced) ends before
@@ -192,6 +210,22 @@ class FastSearch {
       const std::int32_t left = _jobs.jobs[ui] - c;
       if (left <= 0) continue;
       bound = std::max({bound, _chain_end[ui][static_cast<std::size_t>(c)], t + left * _min_frame[ui]});
+    }
+    if (_pair_frame.empty()) return bound;
+    // Pairs: with x frames holding both (x <= the fewer jobs left), the frames of i and j last
+    // at least x·L_ij + (r_i − x)·m_i + (r_j − x)·m_j, linear in x: least at x = 0 or the most.
+    const auto n = static_cast<std::size_t>(_jobs.n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t ri = _jobs.jobs[i] - _key[i];
+      if (ri <= 0) continue;
+      for (std::size_t j = i + 1; j < n; ++j) {
+        const std::int64_t rj = _jobs.jobs[j] - _key[j];
+        if (rj <= 0) continue;
+        const std::int64_t apart = ri * _min_frame[i] + rj * _min_frame[j];
+        const std::int64_t x = std::min(ri, rj);
+        const std::int64_t together = apart + x * (_pair_frame[i * n + j] - _min_frame[i] - _min_frame[j]);
+        bound = std::max(bound, t + std::min(apart, together));
+      }
     }
     return bound;
   }
@@ -373,6 +407,7 @@ class FastSearch {
   bool _bounded = false;                              // reduction 7 is on
   std::vector<std::int64_t> _min_frame;               // m_i
   std::vector<std::vector<std::int64_t>> _chain_end;  // per task, per job count
+  std::vector<std::int64_t> _pair_frame;              // L_ij at [i·n + j], i < j (small n only)
   bool _aborted = false;
   std::string _stopped_by;
 };
