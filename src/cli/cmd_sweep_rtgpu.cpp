@@ -31,7 +31,12 @@ void run_sweep(const SweepArgs& a) {
   plot.x = "utilization";
   plot.y_label = "acceptance ratio";
   plot.note = fmt::format("analysis, {} task sets a point, seed {}", o.sets_per_point, o.seed);
+  if (o.simulate_jobs > 0) {
+    plot.note +=
+        fmt::format("; simulated: RTGPU allocation, {} jobs a task at upper bounds", o.simulate_jobs);
+  }
   for (RtgpuMethod m : o.methods) plot.ys.emplace_back(to_string(m));
+  if (o.simulate_jobs > 0) plot.ys.emplace_back("simulated");
   run_sweep_command(rtgpu_sweep_experiment(o), a.run, plot);
 }
 }  // namespace
@@ -41,7 +46,9 @@ void add_sweep_rtgpu(CLI::App& app) {
       "rtgpu", "RTGPU §6.2: acceptance ratio vs utilisation, four methods (CSV, optional SVG)");
   cmd->footer(
       "Example (Figure 8 (b), two copies):\n"
-      "  gpurt sweep rtgpu --suspension-scale 2 --sets 100 --seed 1 --out fig8b.csv --plot fig8b.svg");
+      "  gpurt sweep rtgpu --suspension-scale 2 --sets 100 --seed 1 --out fig8b.csv --plot fig8b.svg\n"
+      "Example (Figure 12: analysis against the simulator, 8 SMs):\n"
+      "  gpurt sweep rtgpu --sms 8 --simulate 20 --sets 100 --seed 1 --out fig12-sms8.csv");
   auto a = std::make_shared<SweepArgs>();
   RtgpuSweepOptions& o = a->options;
   cmd->add_option("--sets", o.sets_per_point, "Task sets per point (default 100)")
@@ -60,6 +67,10 @@ void add_sweep_rtgpu(CLI::App& app) {
                   "Copy and GPU range scale (Fig. 8: 0.5, 2, 8)")
       ->check(finite_positive(1e6));
   cmd->add_flag("--one-copy", a->one_copy, "One combined copy per GPU segment");
+  cmd->add_option("--simulate", o.simulate_jobs,
+                  "Also run each set on the simulator (RTGPU allocation, upper-bound lengths, synchronous "
+                  "releases) for this many jobs a task: column 'simulated', the share with no deadline miss")
+      ->check(CLI::Range(1, 100'000));
   cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep(*a); });

@@ -1,4 +1,6 @@
-// The RTGPU sweep: same numbers for any thread count, and each verdict is the analysis's own.
+// The RTGPU sweep: same numbers for any thread count, and each verdict is the analysis's own;
+// the simulated column (Figs. 12-13's counterpart) on a hand-computed system and never below
+// the analysis on generated ones.
 #include <gtest/gtest.h>
 
 #include "gpurt/exp/rtgpu_sweep.hpp"
@@ -19,7 +21,8 @@ TEST(RtgpuSweep, SameResultForAnyThreadCount) {
   for (int threads : {1, 2, 4, 8}) {
     RtgpuSweepOptions o = small();
     o.threads = threads;
-    const std::string csv = to_csv(run_rtgpu_sweep(o), o.methods);
+    o.simulate_jobs = 5;
+    const std::string csv = to_csv(run_rtgpu_sweep(o), o);
     if (first.empty()) first = csv;
     EXPECT_EQ(csv, first) << threads << " threads";
   }
@@ -42,8 +45,56 @@ TEST(RtgpuSweep, CountsAreTheAnalysisVerdicts) {
   }
   EXPECT_EQ(points[1].accepted, expected);
   EXPECT_EQ(points[1].sets, 12);
-  const std::string csv = to_csv(points, o.methods);
+  const std::string csv = to_csv(points, o);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr");
+}
+
+// examples/rtgpu/sim-two-tasks.json, worked by hand in tests/sim/test_rtgpu_sim.cpp: with both
+// released at 0 and every length at its bound, L's first job responds in exactly 19.5 ms.
+TEST(RtgpuSweep, SimulatedVerdictIsExactAtTheDeadline) {
+  RtgpuSystem s = load_rtgpu_system(std::string(GPURT_SOURCE_DIR) + "/examples/rtgpu/sim-two-tasks.json");
+  const Nanos observed = *to_nanos(19.5, TimeUnit::ms, Rounding::nearest);
+  s.tasks[1].deadline = observed;
+  const RtgpuResult a = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::exact});
+  ASSERT_EQ(a.tasks[0].physical_sms + a.tasks[1].physical_sms, 2);
+  EXPECT_TRUE(rtgpu_simulated_schedulable(s, a, 2));
+  // The analysis's bound for L is above what the simulator observes (Lemma 5.3's blocking and
+  // the suspension-based interference are upper bounds): it rejects what the simulator meets.
+  EXPECT_FALSE(a.schedulable);
+  s.tasks[1].deadline = observed - Nanos{1};
+  EXPECT_FALSE(rtgpu_simulated_schedulable(s, a, 2));
+  // Three tasks on two SMs cannot run federated.
+  s.tasks.push_back(s.tasks[1]);
+  s.tasks.back().name = "L2";
+  s.tasks.back().priority = 3;
+  EXPECT_FALSE(rtgpu_simulated_schedulable(s, a, 2));
+}
+
+// Every set the analysis accepts meets its deadlines on the simulator (the bounds are sound), so
+// the simulated share is never below the analysis's; at U = 3 the simulator misses too.
+TEST(RtgpuSweep, SimulatedNeverBelowTheAnalysis) {
+  RtgpuSweepOptions o = small();
+  o.utilizations = {0.6, 1.0, 1.6, 3.0};
+  o.simulate_jobs = 10;
+  const auto points = run_rtgpu_sweep(o);
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    for (int j = 0; j < o.sets_per_point; ++j) {
+      RtgpuTable1Options g = o.generator;
+      g.utilization = o.utilizations[p];
+      Rng rng =
+          Rng(o.seed).fork(p * static_cast<std::uint64_t>(o.sets_per_point) + static_cast<std::uint64_t>(j));
+      const RtgpuSystem s = generate_rtgpu_table1(rng, g);
+      const RtgpuResult a = analyse_rtgpu(s, {RtgpuMethod::rtgpu, o.search});
+      if (a.schedulable) {
+        EXPECT_TRUE(rtgpu_simulated_schedulable(s, a, o.simulate_jobs)) << p << " " << j;
+      }
+    }
+    EXPECT_GE(points[p].simulated, points[p].accepted[0]) << o.utilizations[p];
+  }
+  EXPECT_EQ(points[0].simulated, 12);
+  EXPECT_LT(points[3].simulated, 12);
+  const std::string csv = to_csv(points, o);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr,simulated");
 }
 
 }  // namespace

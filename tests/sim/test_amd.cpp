@@ -119,6 +119,31 @@ const std::string kCu0 = "\"1" + std::string(59, '0') + "\"";
 
 double start_s(const SimResult& r, const std::string& label) { return first_start(kernel(r, label)); }
 
+// A mask enabling only the listed CUs.
+std::string cus_mask(std::initializer_list<int> cus) {
+  std::string m(60, '0');
+  for (int cu : cus) m[static_cast<std::size_t>(cu)] = '1';
+  return "\"" + m + "\"";
+}
+
+TEST(AmdDispatch, AWaitingBlockTakesTheFirstFreedCuInTheSesRoundRobinOrder) {
+  // SE 0's CUs are 0, 4, 8, ... (bit i on SE i % 4). C fills CU 8 from 0 s to 2 s, B fills CU 4
+  // from 1 s to 2 s (two 1,024-thread blocks each: a third does not fit in 2,560 threads). D
+  // (one 1,024-thread block, CUs 4 and 8) arrives at 1.2 s and waits; E's block lands on CU 12
+  // at 1.5 s, so SE 0's round robin continues at CU 16 and reaches CU 4 before CU 8. At 2 s both
+  // CUs free their blocks -- CU 8's first, its end events being the older -- and D takes CU 4:
+  // the freed CUs are searched in round-robin order, not in the order they freed room.
+  const SimResult r = run_text(config({one_kernel(2, 1024, cus_mask({8}), 0, "C", 2'000'000'000),
+                                       one_kernel(2, 1024, cus_mask({4}), 1.0, "B", 1'000'000'000),
+                                       one_kernel(1, 1024, cus_mask({4, 8}), 1.2, "D"),
+                                       one_kernel(1, 64, cus_mask({12}), 1.5, "E", 10'000'000'000)}),
+                               radeon_whole_blocks());
+  EXPECT_EQ(sms(kernel(r, "C")), (std::vector<int>{8, 8}));
+  EXPECT_EQ(sms(kernel(r, "E")), (std::vector<int>{12}));
+  EXPECT_EQ(sms(kernel(r, "D")), (std::vector<int>{4}));
+  EXPECT_DOUBLE_EQ(start_s(r, "D"), 2.0);
+}
+
 TEST(AmdWaveRelease, AWaitingBlockStartsInTheFreedQuartersBeforeTheBlockEnds) {
   // CU 0 (2,560 threads): K1 = two 1,024-thread blocks of 1 s, K0 = eight 64-thread blocks of
   // 3 s: full. K2 (one 1,024-thread block, at 0.1 s) waits. With wave_release 0.6 each K1

@@ -1,8 +1,12 @@
 #include "gpurt/exp/rtgpu_sweep.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/sim/rtgpu_sim.hpp"
 
 namespace gpurt {
 
@@ -14,12 +18,17 @@ std::vector<std::string> ratio_fields(int sets, const std::vector<int>& accepted
   return out;
 }
 
-std::vector<int> count_accepted(const std::vector<SweepItem>& items, std::size_t methods) {
-  std::vector<int> accepted(methods, 0);
+// Per value column (methods, then "simulated" when on): the sets with a positive verdict.
+std::vector<int> count_accepted(const std::vector<SweepItem>& items, std::size_t columns) {
+  std::vector<int> accepted(columns, 0);
   for (const SweepItem& verdicts : items) {
-    for (std::size_t k = 0; k < methods; ++k) accepted[k] += verdicts[k] > 0 ? 1 : 0;
+    for (std::size_t k = 0; k < columns; ++k) accepted[k] += verdicts[k] > 0 ? 1 : 0;
   }
   return accepted;
+}
+
+std::size_t value_count(const RtgpuSweepOptions& o) {
+  return o.methods.size() + (o.simulate_jobs > 0 ? 1 : 0);
 }
 
 }  // namespace
@@ -31,6 +40,7 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
   e.key_columns = {"utilization"};
   e.value_columns = {"sets"};
   for (RtgpuMethod m : o.methods) e.value_columns.emplace_back(to_string(m));
+  if (o.simulate_jobs > 0) e.value_columns.emplace_back("simulated");
   for (double u : o.utilizations) {
     e.keys.push_back({fmt::format("{}", u)});
     e.items.push_back(o.sets_per_point);
@@ -41,13 +51,21 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
     Rng rng = Rng(o.seed).fork(p * static_cast<std::size_t>(o.sets_per_point) + static_cast<std::size_t>(j));
     const RtgpuSystem system = generate_rtgpu_table1(rng, g);
     SweepItem verdicts;
-    for (RtgpuMethod m : o.methods)
-      verdicts.push_back(analyse_rtgpu(system, {m, o.search}).schedulable ? 1 : 0);
+    std::optional<RtgpuResult> rtgpu;  // the allocation the simulated column runs
+    for (RtgpuMethod m : o.methods) {
+      RtgpuResult a = analyse_rtgpu(system, {m, o.search});
+      verdicts.push_back(a.schedulable ? 1 : 0);
+      if (m == RtgpuMethod::rtgpu) rtgpu = std::move(a);
+    }
+    if (o.simulate_jobs > 0) {
+      if (!rtgpu) rtgpu = analyse_rtgpu(system, {RtgpuMethod::rtgpu, o.search});
+      verdicts.push_back(rtgpu_simulated_schedulable(system, *rtgpu, o.simulate_jobs) ? 1 : 0);
+    }
     return verdicts;
   };
-  e.finish_point = [sets = o.sets_per_point, methods = o.methods.size()](
-                       std::size_t, const std::vector<SweepItem>& items) {
-    return ratio_fields(sets, count_accepted(items, methods));
+  e.finish_point = [sets = o.sets_per_point, columns = value_count(o)](std::size_t,
+                                                                       const std::vector<SweepItem>& items) {
+    return ratio_fields(sets, count_accepted(items, columns));
   };
   return e;
 }
@@ -57,24 +75,45 @@ std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& o) {
   std::vector<RtgpuSweepPoint> out(o.utilizations.size());
   // Each point is finished once, into its own slot, so no lock is needed.
   e.finish_point = [&out, &o](std::size_t p, const std::vector<SweepItem>& items) {
-    out[p] = {o.utilizations[p], o.sets_per_point, count_accepted(items, o.methods.size())};
-    return ratio_fields(out[p].sets, out[p].accepted);
+    std::vector<int> counts = count_accepted(items, value_count(o));
+    const std::vector<std::string> fields = ratio_fields(o.sets_per_point, counts);
+    out[p] = {o.utilizations[p], o.sets_per_point, {}, 0};
+    if (o.simulate_jobs > 0) {
+      out[p].simulated = counts.back();
+      counts.pop_back();
+    }
+    out[p].accepted = std::move(counts);
+    return fields;
   };
   run_sweep(e, {.threads = o.threads});
   return out;
 }
 
-std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const std::vector<RtgpuMethod>& methods) {
+std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepOptions& options) {
   std::string out = "utilization,sets";
-  for (RtgpuMethod m : methods) out += fmt::format(",{}", to_string(m));
+  for (RtgpuMethod m : options.methods) out += fmt::format(",{}", to_string(m));
+  if (options.simulate_jobs > 0) out += ",simulated";
   out += "\n";
   for (const RtgpuSweepPoint& p : points) {
+    std::vector<int> counts = p.accepted;
+    if (options.simulate_jobs > 0) counts.push_back(p.simulated);
     out += fmt::format("{},{}", p.utilization, p.sets);
-    const std::vector<std::string> fields = ratio_fields(p.sets, p.accepted);
+    const std::vector<std::string> fields = ratio_fields(p.sets, counts);
     for (std::size_t i = 1; i < fields.size(); ++i) out += "," + fields[i];
     out += "\n";
   }
   return out;
+}
+
+bool rtgpu_simulated_schedulable(const RtgpuSystem& system, const RtgpuResult& analysis, std::int64_t jobs) {
+  if (static_cast<int>(system.tasks.size()) > system.platform.sms) return false;
+  RtgpuSimOptions o;
+  for (const RtgpuTaskResult& t : analysis.tasks) o.physical_sms.push_back(t.physical_sms);
+  o.jobs = jobs;
+  o.execution = RtgpuExecution::worst;
+  const RtgpuSimResult r = simulate_rtgpu(system, o);
+  return std::all_of(r.tasks.begin(), r.tasks.end(),
+                     [](const RtgpuTaskSim& t) { return t.deadline_misses == 0; });
 }
 
 }  // namespace gpurt

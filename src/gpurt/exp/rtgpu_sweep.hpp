@@ -22,12 +22,20 @@ struct RtgpuSweepOptions {
                                    RtgpuMethod::gcaps_rr};
   RtgpuSearch search = RtgpuSearch::exact;
   int threads = 0;  ///< 0: oneTBB's default
+  /// > 0: also run every set on the simulator (sim/rtgpu_sim.hpp) for this many jobs per task,
+  /// every segment at its upper bound and all tasks released at 0, on the RTGPU search's
+  /// allocation (where the search finds none, the allocation it stopped at, which fits the GPU),
+  /// and report the share of sets in which no job misses its deadline: column "simulated",
+  /// the simulator's counterpart of the seed's real-GPU runs (Figs. 12-13). A set with more
+  /// tasks than SMs cannot run federated and counts as missing. 0: off.
+  std::int64_t simulate_jobs = 0;
 };
 
 struct RtgpuSweepPoint {
   double utilization = 0;
   int sets = 0;
   std::vector<int> accepted;  ///< per method, in options.methods order
+  int simulated = 0;          ///< sets without a simulated deadline miss (simulate_jobs > 0)
 };
 
 /// Task set j of point p is drawn from Rng(seed).fork(p · sets_per_point + j), so every set is
@@ -35,12 +43,18 @@ struct RtgpuSweepPoint {
 std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& options);
 
 /// The sweep for the runner: one point per utilisation, key column "utilization", value columns
-/// "sets,<method>,..." (acceptance ratios in [0, 1]); item j of point p analyses the set drawn
+/// "sets,<method>,...[,simulated]" (acceptance ratios in [0, 1]); item j of point p analyses the set drawn
 /// from Rng(seed).fork(p · sets_per_point + j) under every method (`threads` is not used: the
 /// runner's options say it).
 SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& options);
 
-/// CSV: "utilization,sets,<method>,..." with acceptance ratios in [0, 1].
-std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const std::vector<RtgpuMethod>& methods);
+/// CSV: "utilization,sets,<method>,...[,simulated]" with acceptance ratios in [0, 1] (the
+/// simulated column when options.simulate_jobs > 0).
+std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepOptions& options);
+
+/// True when `system`, run on the simulator on the RTGPU allocation `analysis` reports (see
+/// RtgpuSweepOptions::simulate_jobs) for `jobs` jobs per task at upper-bound lengths with
+/// synchronous releases, misses no deadline. False when it has more tasks than SMs.
+bool rtgpu_simulated_schedulable(const RtgpuSystem& system, const RtgpuResult& analysis, std::int64_t jobs);
 
 }  // namespace gpurt

@@ -5,40 +5,7 @@
 namespace gpurt {
 
 Device::Device(const Platform& platform)
-    : _platform(platform),
-      _threads(static_cast<std::size_t>(platform.sms), 0),
-      _blocks(static_cast<std::size_t>(platform.sms), 0),
-      _registers(static_cast<std::size_t>(platform.sms), 0),
-      _shared(static_cast<std::size_t>(platform.sms), 0) {}
-
-bool Device::fits(int sm, const BlockShape& s) const noexcept {
-  const auto i = static_cast<std::size_t>(sm);
-  return _threads[i] + s.threads <= _platform.max_threads && _blocks[i] + 1 <= _platform.max_blocks &&
-         _registers[i] + s.registers <= _platform.registers &&
-         _shared[i] + s.shared_memory <= _platform.shared_memory;
-}
-
-void Device::occupy(int sm, const BlockShape& s) noexcept {
-  const auto i = static_cast<std::size_t>(sm);
-  _threads[i] += s.threads;
-  _blocks[i] += 1;
-  _registers[i] += s.registers;
-  _shared[i] += s.shared_memory;
-}
-
-void Device::release(int sm, const BlockShape& s) noexcept {
-  const auto i = static_cast<std::size_t>(sm);
-  _threads[i] -= s.threads;
-  _blocks[i] -= 1;
-  _registers[i] -= s.registers;
-  _shared[i] -= s.shared_memory;
-}
-
-void Device::release_part(int sm, int threads, int registers) noexcept {
-  const auto i = static_cast<std::size_t>(sm);
-  _threads[i] -= threads;
-  _registers[i] -= registers;
-}
+    : _platform(platform), _use(static_cast<std::size_t>(platform.sms)) {}
 
 int RoundRobinPlacement::place(const Device& device, const BlockShape& shape,
                                const std::vector<bool>& allowed) {

@@ -18,22 +18,49 @@ class Device {
  public:
   explicit Device(const Platform& platform);
 
-  int sms() const noexcept { return static_cast<int>(_threads.size()); }
-  bool fits(int sm, const BlockShape& shape) const noexcept;
-  void occupy(int sm, const BlockShape& shape) noexcept;
-  void release(int sm, const BlockShape& shape) noexcept;
+  int sms() const noexcept { return static_cast<int>(_use.size()); }
+  // Inline: the dispatchers ask this for every SM they consider (the simulator's hot path).
+  bool fits(int sm, const BlockShape& shape) const noexcept {
+    const Use& u = _use[static_cast<std::size_t>(sm)];
+    return u.threads + shape.threads <= _platform.max_threads && u.blocks + 1 <= _platform.max_blocks &&
+           u.registers + shape.registers <= _platform.registers &&
+           u.shared + shape.shared_memory <= _platform.shared_memory;
+  }
+  void occupy(int sm, const BlockShape& shape) noexcept {
+    Use& u = _use[static_cast<std::size_t>(sm)];
+    u.threads += shape.threads;
+    u.blocks += 1;
+    u.registers += shape.registers;
+    u.shared += shape.shared_memory;
+  }
+  void release(int sm, const BlockShape& shape) noexcept {
+    Use& u = _use[static_cast<std::size_t>(sm)];
+    u.threads -= shape.threads;
+    u.blocks -= 1;
+    u.registers -= shape.registers;
+    u.shared -= shape.shared_memory;
+  }
   /// Frees part of a resident block's threads and registers (AMD wavefronts ending early).
-  void release_part(int sm, int threads, int registers) noexcept;
-  int resident_threads(int sm) const noexcept { return _threads[static_cast<std::size_t>(sm)]; }
-  int resident_blocks(int sm) const noexcept { return _blocks[static_cast<std::size_t>(sm)]; }
-  int resident_registers(int sm) const noexcept { return _registers[static_cast<std::size_t>(sm)]; }
-  std::int64_t resident_shared_memory(int sm) const noexcept { return _shared[static_cast<std::size_t>(sm)]; }
+  void release_part(int sm, int threads, int registers) noexcept {
+    Use& u = _use[static_cast<std::size_t>(sm)];
+    u.threads -= threads;
+    u.registers -= registers;
+  }
+  int resident_threads(int sm) const noexcept { return _use[static_cast<std::size_t>(sm)].threads; }
+  int resident_blocks(int sm) const noexcept { return _use[static_cast<std::size_t>(sm)].blocks; }
+  int resident_registers(int sm) const noexcept { return _use[static_cast<std::size_t>(sm)].registers; }
+  std::int64_t resident_shared_memory(int sm) const noexcept {
+    return _use[static_cast<std::size_t>(sm)].shared;
+  }
   const Platform& platform() const noexcept { return _platform; }
 
  private:
+  struct Use {  // one SM's resources in use, together in one cache line
+    int threads = 0, blocks = 0, registers = 0;
+    std::int64_t shared = 0;
+  };
   Platform _platform;
-  std::vector<int> _threads, _blocks, _registers;
-  std::vector<std::int64_t> _shared;
+  std::vector<Use> _use;
 };
 
 /// Chooses the SM for the next block of a kernel, or -1 when no allowed SM can hold it.

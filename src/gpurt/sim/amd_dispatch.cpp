@@ -34,6 +34,8 @@ void Simulator::init_amd() {
   const int ses = _platform.shader_engines;
   _se_cus.assign(static_cast<std::size_t>(ses), {});
   _se_cursor.assign(static_cast<std::size_t>(ses), 0);
+  _se_releases.assign(static_cast<std::size_t>(ses), 0);
+  _se_release_log.assign(static_cast<std::size_t>(ses), {});
   // The driver's CU mask mapping (Fig. 4.8): flat CU bit i lies on SE i % ses.
   for (int cu = 0; cu < _platform.sms; ++cu) _se_cus[static_cast<std::size_t>(cu % ses)].push_back(cu);
 }
@@ -45,12 +47,45 @@ int Simulator::place_in_se(int se, const BlockShape& shape, const std::vector<bo
   const auto& cus = _se_cus[static_cast<std::size_t>(se)];
   const std::size_t cursor = _se_cursor[static_cast<std::size_t>(se)];
   const std::size_t n = cus.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const int cu = cus[(cursor + i) % n];
+  for (std::size_t i = cursor, seen = 0; seen < n; ++seen, i = i + 1 == n ? 0 : i + 1) {
+    const int cu = cus[i];
     if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
     if (_device.fits(cu, shape)) return cu;
   }
   return -1;
+}
+
+// The same choice as place_in_se when the CUs that can hold the block are among those freed
+// since release `since` of the SE: the first of them, in the SE's round-robin order from its
+// cursor, that fits. Falls back to the full search when the log no longer reaches back.
+int Simulator::place_in_se_since(int se, const BlockShape& shape, const std::vector<bool>& mask,
+                                 std::uint64_t since) {
+  const auto s = static_cast<std::size_t>(se);
+  const std::uint64_t now = _se_releases[s];
+  if (now - since > kReleaseLog) return place_in_se(se, shape, mask);
+  const std::size_t n = _se_cus[s].size();
+  const std::size_t cursor = _se_cursor[s];
+  const auto ses = static_cast<std::size_t>(_platform.shader_engines);
+  int best = -1;
+  std::size_t best_pos = n;
+  for (std::uint64_t r = since; r < now; ++r) {
+    const int cu = _se_release_log[s][r % kReleaseLog];
+    const std::size_t pos =
+        (static_cast<std::size_t>(cu) / ses + n - cursor) % n;  // CU cu is _se_cus[s][cu / ses]
+    if (pos >= best_pos) continue;
+    if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
+    if (_device.fits(cu, shape)) {
+      best = cu;
+      best_pos = pos;
+    }
+  }
+  return best;
+}
+
+void Simulator::note_release(int cu) {
+  const auto s = static_cast<std::size_t>(cu % _platform.shader_engines);
+  _se_release_log[s][_se_releases[s] % kReleaseLog] = cu;
+  ++_se_releases[s];
 }
 
 namespace {
@@ -88,6 +123,7 @@ bool Simulator::release_wave_step(int id, int sm, int step) {
   const BlockShape& shape = _ops[static_cast<std::size_t>(id)].shape;
   const BlockShape part = wave_part(shape, step, wave_steps(shape));
   _device.release_part(sm, part.threads, part.registers);
+  note_release(sm);
   return std::any_of(_amd_active.begin(), _amd_active.end(),
                      [&](int k) { return _device.fits(sm, _ops[static_cast<std::size_t>(k)].shape); });
 }
@@ -105,6 +141,7 @@ void Simulator::release_block(int id, int sm) {
     }
   }
   _device.release(sm, rest);
+  if (_amd) note_release(sm);
 }
 
 // Serving order among the blocks that fit: fewest threads first, then the kernel served least
@@ -119,7 +156,7 @@ void Simulator::dispatch_amd() {
     int best = -1, best_cu = -1;
     Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again
     for (int id : _amd_active) {
-      const Op& op = _ops[static_cast<std::size_t>(id)];
+      Op& op = _ops[static_cast<std::size_t>(id)];
       if (op.ace_ready > _now) {  // its ACE handed out a block less than `interval` ago
         if (next_ready.count() < 0 || op.ace_ready < next_ready) next_ready = op.ace_ready;
         continue;
@@ -132,8 +169,16 @@ void Simulator::dispatch_amd() {
       }
       const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
       const int se = s.ses[static_cast<std::size_t>(op.se_turn)];
-      const int cu = place_in_se(se, op.shape, s.mask);
-      if (cu < 0) continue;  // this block waits; others may cut ahead of it
+      const std::uint64_t releases = _se_releases[static_cast<std::size_t>(se)];
+      const bool unfit = op.unfit_se == se;
+      if (unfit && op.unfit_at == releases) continue;  // nothing freed there since
+      const int cu =
+          unfit ? place_in_se_since(se, op.shape, s.mask, op.unfit_at) : place_in_se(se, op.shape, s.mask);
+      if (cu < 0) {  // this block waits; others may cut ahead of it
+        op.unfit_se = se;
+        op.unfit_at = releases;
+        continue;
+      }
       best = id;
       best_cu = cu;
     }

@@ -61,6 +61,10 @@ struct Op {
   int se_turn = 0;                ///< index into Stream::ses of the SE that gets the next block
   std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
   Nanos ace_ready{0};             ///< its ACE may hand out the next block from then on
+  /// The SE its next block last did not fit in, and that SE's release count then: until the SE
+  /// frees something, resources there only shrink, so the block still does not fit.
+  int unfit_se = -1;
+  std::uint64_t unfit_at = 0;
   // copy / memset
   Nanos duration{0};
   int engine = 0;
@@ -191,6 +195,10 @@ class Simulator {
   void init_amd();
   void dispatch_amd();
   int place_in_se(int se, const BlockShape& shape, const std::vector<bool>& mask);
+  /// place_in_se for a kernel whose block did not fit in `se` when its release count was
+  /// `since`: only the CUs freed since then can hold it now (every other lost resources only).
+  int place_in_se_since(int se, const BlockShape& shape, const std::vector<bool>& mask, std::uint64_t since);
+  void note_release(int cu);
   /// PerfParams::wave_release: schedules the early steps of a block started now lasting
   /// `duration`; release_wave_step frees one of them, release_block what is left at its end.
   void schedule_wave_steps(int op, int sm, Nanos duration);
@@ -215,11 +223,15 @@ class Simulator {
 
   // AMD dispatch state: selected by the platform (vendor amd with shader engines).
   bool _amd = false;
-  std::vector<int> _amd_active;           ///< kernels with blocks left to dispatch, by arrival
-  std::vector<std::vector<int>> _se_cus;  ///< CUs (flat HIP bit order) of each SE
-  std::vector<std::size_t> _se_cursor;    ///< per SE: where the next CU search starts
-  std::uint64_t _serve_clock = 0;         ///< workload managers' service order
-  Nanos _ace_wake{-1};                    ///< time of the pending dispatch_wake event (-1: none)
+  std::vector<int> _amd_active;             ///< kernels with blocks left to dispatch, by arrival
+  std::vector<std::vector<int>> _se_cus;    ///< CUs (flat HIP bit order) of each SE
+  std::vector<std::size_t> _se_cursor;      ///< per SE: where the next CU search starts
+  std::vector<std::uint64_t> _se_releases;  ///< per SE: how many times a CU there freed resources
+  /// per SE: the CUs of its latest kReleaseLog releases, release r at [r % kReleaseLog]
+  static constexpr std::uint64_t kReleaseLog = 16;
+  std::vector<std::array<int, kReleaseLog>> _se_release_log;
+  std::uint64_t _serve_clock = 0;  ///< workload managers' service order
+  Nanos _ace_wake{-1};             ///< time of the pending dispatch_wake event (-1: none)
   /// The batch of events at this instant may let a block start. Only a wave_end that frees
   /// nothing a waiting block fits in leaves it unset: dispatch would place nothing then (the
   /// previous batch's dispatch placed all it could, and only that CU changed).
