@@ -15,7 +15,7 @@ namespace {
 struct SweepNnArgs {
   NnSweepOptions options;
   std::string platform = "radeon-vii", model = "calibrated", tables = "6.1,6.2,6.3";
-  double seconds = 60, memory_bandwidth = -1, stall_ms = -1;
+  double seconds = 60, memory_bandwidth = -1, stall_ms = -1, lock_handoff_ms = -1;
   SweepRunArgs run;
 };
 
@@ -41,6 +41,7 @@ void run_sweep_nn(const SweepNnArgs& a) {
         "needs an AMD platform with shader engines and a CU count divisible by 4 (the seed: radeon-vii)");
   if (a.memory_bandwidth >= 0) o.platform.model.memory_bandwidth = a.memory_bandwidth;
   if (a.stall_ms >= 0) o.model.stall = Nanos{std::llround(a.stall_ms * 1e6)};
+  if (a.lock_handoff_ms >= 0) o.model.lock_handoff = Nanos{std::llround(a.lock_handoff_ms * 1e6)};
   o.duration = Nanos{static_cast<std::int64_t>(a.seconds * 1e9)};
   const std::string note =
       fmt::format("SIMULATED on {} ({} s per scenario, seed {})", o.platform.id, a.seconds, o.seed);
@@ -63,8 +64,8 @@ void add_sweep_nn(CLI::App& app) {
       "Every number is SIMULATED: the workload model of docs/simulator.md \"Neural-network tasks\"\n"
       "(Table 5.2's kernel and job times; kernel parallelism and memory-bound fraction fitted to\n"
       "Table 6.3's four isolated means, CPU jitter to its isolated standard deviation, host stalls\n"
-      "to two of its isolated maxima; nothing else). docs/validation.md compares each row with the\n"
-      "seed.\n"
+      "to two of its isolated maxima, the per-job lock hand-off to one Table 6.2 mean; nothing\n"
+      "else). docs/validation.md compares each row with the seed.\n"
       "Example (both tables, 10 simulated seconds per scenario):\n"
       "  gpurt sweep nn --seconds 10 --out nn.csv");
   auto a = std::make_shared<SweepNnArgs>();
@@ -97,6 +98,10 @@ void add_sweep_nn(CLI::App& app) {
                   "Chance that a job's host side stalls (default: the fitted value)")
       ->check(finite_in(0.0, 1.0));
   cmd->add_option("--stall-ms", a->stall_ms, "Longest host stall, ms: U(0, S) (default: the fitted value)")
+      ->check(finite_in(0.0, 3.6e6));
+  cmd->add_option("--lock-handoff-ms", a->lock_handoff_ms,
+                  "Per-job lock: delay of a task granted the lock after waiting for it, ms (default: the "
+                  "fitted value)")
       ->check(finite_in(0.0, 3.6e6));
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep_nn(*a); });

@@ -20,11 +20,12 @@ Platform radeon_ideal() {
   return p;
 }
 
-NnSimOptions quiet(NnManagement m) {  // no CPU jitter, no host stall: every timeline is exact
+NnSimOptions quiet(NnManagement m) {  // no CPU jitter, host stall or hand-off: every timeline is exact
   NnSimOptions o;
   o.management = m;
   o.model.cpu_jitter = 0;
   o.model.stall_probability = 0;
+  o.model.lock_handoff = Nanos{0};
   o.duration = Nanos{500'000'000};
   return o;
 }
@@ -94,6 +95,29 @@ TEST(NnSim, ExclusiveLockAlternatesTwoTasks) {
   o.k = 2;
   const NnSimResult two = simulate_nn(radeon(), copies("small", 2), o);
   EXPECT_NEAR(static_cast<double>(two.measured.max.count()), j, 20'000);
+}
+
+// The per-job lock hand-off H: a task granted the lock after waiting for it starts H later. After
+// the barrier the first job runs at once (J), the second waits for it and pays H (2J + H), and
+// from then on every job waits out the other's J + H and pays its own H: 2J + 2H. A task alone
+// never waits, so it never pays (Table 6.2: per-job locking alone costs nothing).
+TEST(NnSim, ALockHandedOverStartsTheJobLater) {
+  NnSimOptions o = quiet(NnManagement::k_exclusion);
+  o.k = 1;
+  const double h = 2'500'000;
+  o.model.lock_handoff = Nanos{2'500'000};
+  const NnSimResult r = simulate_nn(radeon(), copies("small", 2), o);
+  const double j = static_cast<double>(us_mobilenet_workload("small").job_time.count());
+  EXPECT_NEAR(static_cast<double>(r.measured.min.count()), j, 20'000);
+  EXPECT_NEAR(static_cast<double>(r.measured.max.count()), 2 * j + 2 * h, 40'000);
+  const auto n = static_cast<double>(r.measured.jobs);
+  EXPECT_NEAR(r.measured.mean_ns, (j + (2 * j + h) + (n - 2) * (2 * j + 2 * h)) / n, 40'000);
+  const NnSimResult alone = simulate_nn(radeon(), copies("small", 1), o);
+  EXPECT_NEAR(static_cast<double>(alone.measured.max.count()), j, 20'000);
+  // Two slots for two tasks: nobody waits, nobody pays.
+  o.k = 2;
+  EXPECT_NEAR(static_cast<double>(simulate_nn(radeon(), copies("small", 2), o).measured.max.count()), j,
+              20'000);
 }
 
 // Only measured tasks count; the seed's 60 s, two warm-up jobs and the seed fix the bytes.
@@ -234,6 +258,9 @@ TEST(NnSim, RejectsBadOptions) {
   o.model.stall = Nanos{-1};
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   o.model.stall = Nanos{0};
+  o.model.lock_handoff = Nanos{-1};
+  EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
+  o.model.lock_handoff = Nanos{0};
   o.sync_latency = Nanos{-1};
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   o.sync_latency = Nanos{0};

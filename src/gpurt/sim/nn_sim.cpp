@@ -76,6 +76,9 @@ void check_model(const NnKernelModel& m) {
     throw Error(fmt::format("network tasks: stall_probability = {} must be in [0, 1]", m.stall_probability));
   if (m.stall < Nanos{0} || m.stall > Nanos{3'600'000'000'000})
     throw Error(fmt::format("network tasks: stall = {} ns must be in [0, 1 h]", m.stall.count()));
+  if (m.lock_handoff < Nanos{0} || m.lock_handoff > Nanos{3'600'000'000'000})
+    throw Error(
+        fmt::format("network tasks: lock_handoff = {} ns must be in [0, 1 h]", m.lock_handoff.count()));
 }
 
 }  // namespace
@@ -118,6 +121,7 @@ struct NnTask {
   Nanos job_start{0};
   int kernels_left = 0;
   int slot = -1;
+  bool handoff = false;      ///< k_exclusion: asked while every slot was held (pays lock_handoff)
   std::int64_t started = 0;  ///< jobs begun
   std::vector<Nanos> times;  ///< measured job times
 };
@@ -262,6 +266,10 @@ class NnDriver final : public sim::SimDriver {
     t.job_start = sim.now();
     ++t.started;
     if (_o.management == NnManagement::k_exclusion) {
+      // It waits when every slot is held or others queue before it (the FIFO hands them the slot
+      // this task may just have released).
+      t.handoff =
+          !_waiting.empty() || std::find(_slot_free.begin(), _slot_free.end(), true) == _slot_free.end();
       _waiting.push_back(i);
       grant(sim);
     } else {
@@ -277,7 +285,8 @@ class NnDriver final : public sim::SimDriver {
       const std::size_t i = _waiting.front();
       _waiting.pop_front();
       _tasks[i].slot = static_cast<int>(free - _slot_free.begin());
-      timer(sim, sim.now() + first_segment(_tasks[i]), i, cpu_before_done);
+      const Nanos handoff = _tasks[i].handoff ? _o.model.lock_handoff : Nanos{0};
+      timer(sim, sim.now() + handoff + first_segment(_tasks[i]), i, cpu_before_done);
     }
   }
 

@@ -60,6 +60,16 @@ struct NnKernelModel {
   /// ends of its range (15 CUs, whole GPU) at the seed's 60 s; every other maximum is held out.
   double stall_probability = 0.002;
   Nanos stall{11'000'000};
+  /// Per-job lock hand-off (k-exclusion only): a task that asked for the lock while no slot was
+  /// free, and so waited for another task to release one, starts its job this much later once
+  /// granted, holding the slot. The seed's per-job locking costs more than whole jobs taking
+  /// turns (Table 6.2: two medium tasks 23.03 ms against 2 x 9.85 alone; Table 6.1's locked small
+  /// jobs about 9.75 ms against 6.91) while an uncontended lock costs "a few hundredths of a
+  /// millisecond" (§6.2.2); the seed does not name the cause (candidates: waking the process
+  /// that slept in the lock's ioctl, its first launch into a queue idle since its last job).
+  /// Fitted (scripts/fit-nn, stage 3) to Table 6.2's per-job mean against one medium competitor
+  /// alone; every other locked row is held out. 0: off.
+  Nanos lock_handoff{2'500'000};
 };
 
 /// The kernel of one job of `w` (blocks, block time) under `model` on `platform`: block times
