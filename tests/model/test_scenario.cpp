@@ -127,6 +127,34 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
             "c.json: gpurt_sim.placement = \"random\": must be \"round-robin\" or \"least-loaded\"");
 }
 
+// The performance model's memory-bound part: a benchmark declares it ("gpurt_sim":
+// {"memory_fraction": F}) for all its kernels, else its plugin's default (1 for the memory walks,
+// 0 for the rest); out of [0, 1] or an unknown key is an input error.
+TEST(Scenario, BenchmarksDeclareTheirMemoryFraction) {
+  Json doc = valid();
+  doc["benchmarks"][1]["gpurt_sim"] = Json{{"memory_fraction", 0.25}, {"comment", "mostly compute"}};
+  doc["benchmarks"].push_back(parse_json(R"({"filename": "random_walk.so", "log_name": "w.json",
+      "thread_count": 64, "block_count": 2, "data_size": 4096, "additional_info": 100})",
+                                         "w"));
+  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  EXPECT_EQ(s.instances[0].actions[0].kernel.memory_fraction, 0.0);  // timer_spin
+  for (const HostAction& a : s.instances[1].actions) {               // every multikernel kernel
+    if (a.kind == HostAction::Kind::kernel) {
+      EXPECT_EQ(a.kernel.memory_fraction, 0.25);
+    }
+  }
+  EXPECT_EQ(s.instances[3].actions[0].kernel.memory_fraction, 1.0);  // random_walk's default
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][0]["gpurt_sim"] = Json{{"memory_fraction", 1.5}};
+            }),
+            "c.json: benchmarks[0].gpurt_sim.memory_fraction = 1.5: must be in [0, 1]");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][0]["gpurt_sim"] = Json{{"locality", 1}};
+            }),
+            "c.json: benchmarks[0].gpurt_sim.locality: unknown key (allowed keys: \"memory_fraction\" "
+            "\"comment\")");
+}
+
 // Blocks and threads are ints: 2^31 was accepted and wrapped negative (threads) or failed in
 // vector::reserve with no path (blocks).
 TEST(Scenario, BlockAndThreadCountsStayWithinIntAndThePlatform) {

@@ -137,6 +137,35 @@ TEST(PerfModel, EngineChargesTheSwitchBetweenInstancesNotWithinOne) {
   EXPECT_EQ((test::kernel(k, "B").blocks[0].end - test::kernel(k, "B").blocks[0].start).count(), 1'000'000);
 }
 
+// A config's kernels feel bandwidth contention through the memory fraction their benchmark
+// declares: 4 SMs holding one 1,024-thread block each, bandwidth 2 (fully memory-bound SMs). With
+// fraction 1 the k-th block to start sees demand k, so blocks 3 and 4 run 3/2 and 4/2 times
+// longer (the kernel ends at 2 ms); with 0.5 the demand reaches only 2 (no block slows); timer_spin
+// declares nothing (0).
+TEST(PerfModel, ConfigsDeclareTheMemoryFractionBandwidthActsOn) {
+  Platform p = *find_platform_preset("jetson-tx2");
+  p.sms = 4;
+  p.max_threads = 1024;
+  p.model.memory_bandwidth = 2;
+  const auto last_end_ms = [&](const std::string& declared) {
+    const std::string config = R"({"name": "mem", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
+       "block_count": 4, "additional_info": 1000000)" +
+                               declared + "}]}";
+    return test::s(test::kernel(test::run_text(config, p), "A").blocks.back().end) * 1e3;
+  };
+  EXPECT_DOUBLE_EQ(last_end_ms(R"(, "gpurt_sim": {"memory_fraction": 1})"), 2.0);
+  const SimResult full = test::run_text(R"({"name": "mem", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
+       "block_count": 4, "additional_info": 1000000, "gpurt_sim": {"memory_fraction": 1}}]})",
+                                        p);
+  std::vector<std::int64_t> durations;
+  for (const auto& b : test::kernel(full, "A").blocks) durations.push_back((b.end - b.start).count());
+  EXPECT_EQ(durations, (std::vector<std::int64_t>{1'000'000, 1'000'000, 1'500'000, 2'000'000}));
+  EXPECT_DOUBLE_EQ(last_end_ms(R"(, "gpurt_sim": {"memory_fraction": 0.5})"), 1.0);
+  EXPECT_DOUBLE_EQ(last_end_ms(""), 1.0);
+}
+
 TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
   const Json good =
       parse_json(R"({"preset": "h100", "model": {"switch_cost": 0.2, "jitter": 0.01}})", "p.json");

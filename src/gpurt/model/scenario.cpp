@@ -440,7 +440,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
                    "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
-                   "comment"});
+                   "gpurt_sim", "comment"});
   ScenarioInstance inst;
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
@@ -557,12 +557,35 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   return inst;
 }
 
+// The memory-bound part of a plugin's blocks for the performance model's bandwidth contention
+// (docs/simulator.md "Performance model"): random_walk and inorder_walk are modelled as memory
+// accesses and nothing else; every other plugin's time model is compute or a fixed duration.
+double default_memory_fraction(const std::string& plugin) {
+  return plugin == "random_walk" || plugin == "inorder_walk" ? 1.0 : 0.0;
+}
+
+// A benchmark's kernels get its "gpurt_sim": {"memory_fraction": F} (0..1), else the plugin's
+// default.
+void apply_memory_fraction(const JsonNode& b, ScenarioInstance& inst) {
+  double fraction = default_memory_fraction(inst.plugin);
+  if (auto sim = b.find("gpurt_sim")) {
+    sim->expect_object({"memory_fraction", "comment"});
+    if (auto v = sim->find("memory_fraction")) {
+      fraction = v->as_number();
+      if (!(fraction >= 0 && fraction <= 1)) v->fail("must be in [0, 1]");
+    }
+  }
+  for (HostAction& a : inst.actions)
+    if (a.kind == HostAction::Kind::kernel) a.kernel.memory_fraction = fraction;
+}
+
 void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r) {
   Scenario& s = r.s;
   const auto entries = benchmarks.items();
   if (entries.empty()) benchmarks.fail("must list at least one benchmark");
   for (std::size_t i = 0; i < entries.size(); ++i) {
     ScenarioInstance inst = read_instance(entries[i], i, d, r);
+    apply_memory_fraction(entries[i], inst);
     if (!r.logs.insert(inst.log_name).second) {
       (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
           .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
