@@ -65,16 +65,11 @@ BENCHMARK(BM_SimulateH100_20Streams_Recorded)->Arg(2048)->Unit(benchmark::kMilli
 // The same with every mechanism of the performance model on (docs/simulator.md "Performance
 // model"): per-SM switch and co-residence costs, spreading, memory bandwidth (every kernel 30 %
 // memory-bound) and jitter. Counters only.
-void BM_SimulateH100_20Streams_FullModel(benchmark::State& state) {
-  auto scenario = h100_scenario(20, static_cast<int>(state.range(0)), 20);
+// 20 streams of `preset` with every kernel 30 % memory-bound, simulated on `p` (counters only).
+void run_full_model(benchmark::State& state, const char* preset, const gpurt::Platform& p) {
+  auto scenario = scenario_on(preset, 20, static_cast<int>(state.range(0)), 20);
   for (auto& inst : scenario.instances)
     for (auto& a : inst.actions) a.kernel.memory_fraction = 0.3;
-  gpurt::Platform p = *gpurt::find_platform_preset("h100");
-  p.model.switch_cost = 0.15;
-  p.model.coresidence_cost = 0.1;
-  p.model.spread_cost = 0.02;
-  p.model.memory_bandwidth = 60;
-  p.model.jitter = 0.05;
   std::uint64_t blocks = 0;
   for (auto _ : state) {
     const auto r = gpurt::simulate(scenario, p, gpurt::SimulateOptions{false, gpurt::Nanos{0}});
@@ -83,6 +78,16 @@ void BM_SimulateH100_20Streams_FullModel(benchmark::State& state) {
   state.counters["block_events_per_s"] =
       benchmark::Counter(static_cast<double>(2 * blocks), benchmark::Counter::kIsRate);
 }
+
+void BM_SimulateH100_20Streams_FullModel(benchmark::State& state) {
+  gpurt::Platform p = *gpurt::find_platform_preset("h100");
+  p.model.switch_cost = 0.15;
+  p.model.coresidence_cost = 0.1;
+  p.model.spread_cost = 0.02;
+  p.model.memory_bandwidth = 60;
+  p.model.jitter = 0.05;
+  run_full_model(state, "h100", p);
+}
 BENCHMARK(BM_SimulateH100_20Streams_FullModel)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 // The AMD dispatch path (sim/amd_dispatch.cpp) on the radeon-vii preset's calibrated model:
@@ -90,18 +95,9 @@ BENCHMARK(BM_SimulateH100_20Streams_FullModel)->Arg(256)->Arg(2048)->Unit(benchm
 // end, which are not counted), LRU serving, memory bandwidth (every kernel 30 % memory-bound)
 // and jitter 0.05. 20 queues of many-block kernels on 60 CUs. Counters only.
 void BM_SimulateRadeonVii_20Queues_FullModel(benchmark::State& state) {
-  auto scenario = scenario_on("radeon-vii", 20, static_cast<int>(state.range(0)), 20);
-  for (auto& inst : scenario.instances)
-    for (auto& a : inst.actions) a.kernel.memory_fraction = 0.3;
   gpurt::Platform p = *gpurt::find_platform_preset("radeon-vii");
   p.model.jitter = 0.05;
-  std::uint64_t blocks = 0;
-  for (auto _ : state) {
-    const auto r = gpurt::simulate(scenario, p, gpurt::SimulateOptions{false, gpurt::Nanos{0}});
-    blocks += r.stats.blocks;
-  }
-  state.counters["block_events_per_s"] =
-      benchmark::Counter(static_cast<double>(2 * blocks), benchmark::Counter::kIsRate);
+  run_full_model(state, "radeon-vii", p);
 }
 BENCHMARK(BM_SimulateRadeonVii_20Queues_FullModel)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond);
 
