@@ -121,7 +121,7 @@ struct NnTask {
   Nanos job_start{0};
   int kernels_left = 0;
   int slot = -1;
-  bool handoff = false;      ///< k_exclusion: asked while every slot was held (pays lock_handoff)
+  bool handoff = false;      ///< k_exclusion: had to wait for a slot (pays lock_handoff once granted)
   std::int64_t started = 0;  ///< jobs begun
   std::vector<Nanos> times;  ///< measured job times
 };
