@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpurt/model/occupancy.hpp"
+#include "gpurt/sim/event_queue.hpp"
 #include "gpurt/sim/perf_model.hpp"
 #include "gpurt/sim/simulate.hpp"
 
@@ -36,7 +37,6 @@ struct Event {
   std::uint64_t seq;
   EventKind kind;
   int a = 0, b = 0;
-  bool operator>(const Event& o) const noexcept { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
 /// A stream operation: a kernel, a copy or a memset.
@@ -175,7 +175,7 @@ class Simulator {
   /// MPS: contexts are MPS clients that share the GPU without time slicing (host.cpp sets it).
   bool _mps = false;
   std::deque<KernelRecord> _records;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> _events;
+  EventQueue<Event> _events;
   std::uint64_t _event_seq = 0, _op_seq = 0;
   Nanos _now{0};
   SimStats _stats;
