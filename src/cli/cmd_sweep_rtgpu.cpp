@@ -14,6 +14,7 @@ struct SweepArgs {
   RtgpuSweepOptions options;
   double u_min = 0.2, u_max = 4.0, u_step = 0.2;
   bool one_copy = false;
+  std::string lengths = "worst";
   std::string title;
   SweepRunArgs run;
 };
@@ -21,6 +22,9 @@ struct SweepArgs {
 void run_sweep(const SweepArgs& a) {
   RtgpuSweepOptions o = a.options;
   o.generator.two_copies = !a.one_copy;
+  o.lengths = a.lengths == "worst"     ? RtgpuLengths::worst
+              : a.lengths == "average" ? RtgpuLengths::average
+                                       : RtgpuLengths::average_all;
   o.utilizations = sweep_range(a.u_min, a.u_max, a.u_step, "--u-min/--u-max/--u-step");
   SweepPlot plot;
   plot.title = !a.title.empty()
@@ -30,10 +34,16 @@ void run_sweep(const SweepArgs& a) {
                                  o.generator.suspension_scale, a.one_copy ? "one copy" : "two copies");
   plot.x = "utilization";
   plot.y_label = "acceptance ratio";
-  plot.note = fmt::format("analysis, {} task sets a point, seed {}", o.sets_per_point, o.seed);
+  plot.note = fmt::format("analysis{}, {} task sets a point, seed {}",
+                          o.lengths == RtgpuLengths::worst     ? ""
+                          : o.lengths == RtgpuLengths::average ? " of average copy and GPU lengths"
+                                                               : " of average lengths",
+                          o.sets_per_point, o.seed);
+  if (o.generator.lower_fraction < 1)
+    plot.note += fmt::format(", lower bounds {} x upper", o.generator.lower_fraction);
   if (o.simulate_jobs > 0) {
-    plot.note +=
-        fmt::format("; simulated: RTGPU allocation, {} jobs a task at upper bounds", o.simulate_jobs);
+    plot.note += fmt::format("; simulated: RTGPU allocation, {} jobs a task at {}", o.simulate_jobs,
+                             o.lengths == RtgpuLengths::worst ? "upper bounds" : "random lengths");
   }
   for (RtgpuMethod m : o.methods) plot.ys.emplace_back(to_string(m));
   if (o.simulate_jobs > 0) plot.ys.emplace_back("simulated");
@@ -48,7 +58,10 @@ void add_sweep_rtgpu(CLI::App& app) {
       "Example (Figure 8 (b), two copies):\n"
       "  gpurt sweep rtgpu --suspension-scale 2 --sets 100 --seed 1 --out fig8b.csv --plot fig8b.svg\n"
       "Example (Figure 12: analysis against the simulator, 8 SMs):\n"
-      "  gpurt sweep rtgpu --sms 8 --simulate 20 --sets 100 --seed 1 --out fig12-sms8.csv");
+      "  gpurt sweep rtgpu --sms 8 --simulate 20 --sets 100 --seed 1 --out fig12-sms8.csv\n"
+      "Example (Figure 13: the same with average lengths, lower bounds half the upper):\n"
+      "  gpurt sweep rtgpu --sms 8 --simulate 20 --lengths average --lower-fraction 0.5 --out "
+      "fig13-sms8.csv");
   auto a = std::make_shared<SweepArgs>();
   RtgpuSweepOptions& o = a->options;
   cmd->add_option("--sets", o.sets_per_point, "Task sets per point (default 100)")
@@ -71,6 +84,16 @@ void add_sweep_rtgpu(CLI::App& app) {
                   "Also run each set on the simulator (RTGPU allocation, upper-bound lengths, synchronous "
                   "releases) for this many jobs a task: column 'simulated', the share with no deadline miss")
       ->check(CLI::Range(1, 100'000));
+  cmd->add_option(
+         "--lengths", a->lengths,
+         "worst (default): the analyses see upper bounds and --simulate runs them (Fig. 12); "
+         "average: the analyses see every copy and GPU segment at its mean and --simulate draws "
+         "random lengths within the bounds (Fig. 13); average-all: the CPU segments at their means too")
+      ->check(CLI::IsMember({"worst", "average", "average-all"}));
+  cmd->add_option("--lower-fraction", o.generator.lower_fraction,
+                  "Lower bound of every generated length as a fraction of its upper bound (default 1: the "
+                  "seed draws one length per segment)")
+      ->check(finite_in(1e-9, 1.0));
   cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep(*a); });

@@ -70,6 +70,79 @@ TEST(RtgpuSweep, SimulatedVerdictIsExactAtTheDeadline) {
   EXPECT_FALSE(rtgpu_simulated_schedulable(s, a, 2));
 }
 
+// Fig. 13's model, by hand: copies and GPU work become ceil((lo + hi) / 2) as both bounds, α the
+// mean of [1, α], GL the mean of [0, GL] rounded up; CPU segments only with cpu_too.
+TEST(RtgpuSweep, AverageExecutionModelTakesTheMeanOfEachRange) {
+  RtgpuSystem s = load_rtgpu_system(std::string(GPURT_SOURCE_DIR) + "/examples/rtgpu/sim-two-tasks.json");
+  RtgpuTask& l = s.tasks[1];
+  l.cpu[0] = {Nanos{4}, Nanos{9}};
+  l.copy[0] = {Nanos{3}, Nanos{8}};
+  l.copy[1] = {Nanos{5}, Nanos{7}};
+  l.gpu[0].work = {Nanos{1'000'001}, Nanos{2'000'000}};
+  l.gpu[0].overhead = Nanos{5};
+  const RtgpuSystem a = average_execution_model(s);
+  const RtgpuTask& m = a.tasks[1];
+  EXPECT_EQ(m.copy[0].lo, Nanos{6});  // 5.5 up
+  EXPECT_EQ(m.copy[0].hi, Nanos{6});
+  EXPECT_EQ(m.copy[1].lo, Nanos{6});
+  EXPECT_EQ(m.gpu[0].work.hi, Nanos{1'500'001});  // 1,500,000.5 up
+  EXPECT_EQ(m.gpu[0].work.lo, Nanos{1'500'001});
+  EXPECT_EQ(m.gpu[0].overhead, Nanos{3});
+  EXPECT_DOUBLE_EQ(m.gpu[0].alpha, 1.25);
+  EXPECT_EQ(m.cpu[0].lo, Nanos{4});  // CPU kept
+  EXPECT_EQ(m.cpu[0].hi, Nanos{9});
+  const RtgpuSystem all = average_execution_model(s, true);
+  EXPECT_EQ(all.tasks[1].cpu[0].lo, Nanos{7});  // 6.5 up
+  EXPECT_EQ(all.tasks[1].cpu[0].hi, Nanos{7});
+  EXPECT_EQ(all.tasks[1].copy[0].hi, Nanos{6});
+}
+
+// With random lengths (α in [1, 1.5], GL in [0, 1 ms]) L finishes before the 19.5 ms its
+// upper bounds take, so a deadline 1 ns short of it is missed only by the worst-case run.
+TEST(RtgpuSweep, RandomLengthsRunFasterThanUpperBounds) {
+  RtgpuSystem s = load_rtgpu_system(std::string(GPURT_SOURCE_DIR) + "/examples/rtgpu/sim-two-tasks.json");
+  s.tasks[1].deadline = *to_nanos(19.5, TimeUnit::ms, Rounding::nearest) - Nanos{1};
+  const RtgpuResult a = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::exact});
+  EXPECT_FALSE(rtgpu_simulated_schedulable(s, a, 2, RtgpuExecution::worst));
+  EXPECT_TRUE(rtgpu_simulated_schedulable(s, a, 2, RtgpuExecution::random, 5));
+}
+
+// --lengths average: every count is the analysis of the averaged set, and the simulated column
+// the set's random-length run seeded by the next value of its own stream (recounted serially).
+TEST(RtgpuSweep, AverageLengthsCountTheAveragedAnalysisAndTheRandomRun) {
+  RtgpuSweepOptions o = small();
+  o.generator.lower_fraction = 0.5;
+  o.lengths = RtgpuLengths::average;
+  o.utilizations = {0.9, 1.8};
+  o.simulate_jobs = 5;
+  const auto points = run_rtgpu_sweep(o);
+  RtgpuSweepOptions w = o;
+  w.lengths = RtgpuLengths::worst;
+  const auto worst = run_rtgpu_sweep(w);
+  int differs = 0;
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    std::vector<int> expected(o.methods.size(), 0);
+    int simulated = 0;
+    for (int j = 0; j < o.sets_per_point; ++j) {
+      RtgpuTable1Options g = o.generator;
+      g.utilization = o.utilizations[p];
+      Rng rng =
+          Rng(o.seed).fork(p * static_cast<std::uint64_t>(o.sets_per_point) + static_cast<std::uint64_t>(j));
+      const RtgpuSystem s = generate_rtgpu_table1(rng, g);
+      const RtgpuSystem avg = average_execution_model(s);
+      for (std::size_t k = 0; k < o.methods.size(); ++k) {
+        expected[k] += analyse_rtgpu(avg, {o.methods[k], o.search}).schedulable ? 1 : 0;
+      }
+      const RtgpuResult a = analyse_rtgpu(avg, {RtgpuMethod::rtgpu, o.search});
+      simulated += rtgpu_simulated_schedulable(s, a, 5, RtgpuExecution::random, rng.next_u64()) ? 1 : 0;
+    }
+    EXPECT_EQ(points[p].accepted, expected) << o.utilizations[p];
+    EXPECT_EQ(points[p].simulated, simulated) << o.utilizations[p];
+    differs += points[p].accepted != worst[p].accepted || points[p].simulated != worst[p].simulated ? 1 : 0;
+  }
+  EXPECT_GT(differs, 0);  // the mode changes something on these sets
+}
+
 // Every set the analysis accepts meets its deadlines on the simulator (the bounds are sound), so
 // the simulated share is never below the analysis's; at U = 3 the simulator misses too.
 TEST(RtgpuSweep, SimulatedNeverBelowTheAnalysis) {

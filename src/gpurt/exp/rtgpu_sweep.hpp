@@ -10,8 +10,17 @@
 #include "gpurt/analysis/rtgpu.hpp"
 #include "gpurt/exp/sweep.hpp"
 #include "gpurt/gen/rtgpu_table1.hpp"
+#include "gpurt/sim/rtgpu_sim.hpp"
 
 namespace gpurt {
+
+/// The execution-time model of a sweep (RTGPU §6.3, Figs. 12 and 13).
+enum class RtgpuLengths {
+  worst,        ///< the analyses see the bounds; the simulator runs every segment at its upper bound
+  average,      ///< Fig. 13 as the seed words it: the analyses see every copy and GPU segment at its
+                ///< mean (average_execution_model); the simulator draws random lengths in the bounds
+  average_all,  ///< as average, and the CPU segments at their means too (not the seed's wording)
+};
 
 struct RtgpuSweepOptions {
   RtgpuTable1Options generator;      ///< its `utilization` is replaced by each point's
@@ -29,6 +38,8 @@ struct RtgpuSweepOptions {
   /// the simulator's counterpart of the seed's real-GPU runs (Figs. 12-13). A set with more
   /// tasks than SMs cannot run federated and counts as missing. 0: off.
   std::int64_t simulate_jobs = 0;
+  /// What the analyses see and the simulated column runs (Fig. 12: worst; Fig. 13: average).
+  RtgpuLengths lengths = RtgpuLengths::worst;
 };
 
 struct RtgpuSweepPoint {
@@ -52,9 +63,20 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& options);
 /// simulated column when options.simulate_jobs > 0).
 std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepOptions& options);
 
+/// RTGPU Fig. 13's "average execution time model" (§6.3: "the memory copy and GPU kernels are
+/// modeled by their average execution times"): every copy length and GPU work becomes the mean
+/// of its range, ceil((lo + hi) / 2), as both bounds; α the mean of [1, α]; the launch overhead
+/// GL the mean of [0, GL], rounded up. These are the means of the simulator's random execution
+/// (RtgpuExecution::random draws each uniformly from those ranges). CPU segments keep their
+/// bounds unless `cpu_too`, which makes them their means as well. An analysis of the result is
+/// not a guarantee: it is what the seed's figure compares.
+RtgpuSystem average_execution_model(const RtgpuSystem& system, bool cpu_too = false);
+
 /// True when `system`, run on the simulator on the RTGPU allocation `analysis` reports (see
 /// RtgpuSweepOptions::simulate_jobs) for `jobs` jobs per task at upper-bound lengths with
 /// synchronous releases, misses no deadline. False when it has more tasks than SMs.
-bool rtgpu_simulated_schedulable(const RtgpuSystem& system, const RtgpuResult& analysis, std::int64_t jobs);
+/// With `execution` random, the lengths are drawn from Rng(seed).
+bool rtgpu_simulated_schedulable(const RtgpuSystem& system, const RtgpuResult& analysis, std::int64_t jobs,
+                                 RtgpuExecution execution = RtgpuExecution::worst, std::uint64_t seed = 1);
 
 }  // namespace gpurt
