@@ -198,6 +198,71 @@ class FastSearch {
         _pair_frame[i * n + j] = std::max(l, std::max(_min_frame[i], _min_frame[j]));
       }
     }
+    init_tail_bound();
+  }
+
+  // Reduction 7, the tail: cover(R) is the least total length of frames that together hold one
+  // job of every task in R (each frame's part γ costs the shortest eligible frame containing γ,
+  // so no frame needs to lie inside R). Frames are disjoint in time, so from a frame ending at
+  // t: end >= t + cover(tasks with jobs left); and for an instant x after which every task has
+  // at most one arrival, the frames holding the jobs arriving at or after x start at or after
+  // x: end >= x + cover(those tasks). Jobs arriving after t cannot be done by t, so the second
+  // depends on x alone and its suffix maximum over x is precomputed.
+  void init_tail_bound() {
+    const auto n = static_cast<std::size_t>(_jobs.n);
+    const TaskMask full = (TaskMask{1} << n) - 1;
+    std::vector<std::int64_t> frame(static_cast<std::size_t>(full) + 1, kInf);  // then: over supersets
+    for (const PbsOracle::Batch& b : _oracle.eligible_subsets(full)) frame[b.set] = _jobs.completion(b.set);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (TaskMask g = full; g != 0; --g)
+        if ((g & (TaskMask{1} << i)) == 0) frame[g] = std::min(frame[g], frame[g | (TaskMask{1} << i)]);
+    }
+    _cover.assign(static_cast<std::size_t>(full) + 1, 0);
+    for (TaskMask r = 1; r <= full; ++r) {
+      const TaskMask low = r & (~r + 1), rest = r ^ low;
+      std::int64_t best = kInf;
+      for (TaskMask sub = rest;; sub = (sub - 1) & rest) {  // every part holding r's lowest task
+        const TaskMask part = sub | low;
+        if (frame[part] < kInf) best = std::min(best, frame[part] + _cover[r ^ part]);
+        if (sub == 0) break;
+      }
+      _cover[r] = best;
+    }
+    // Instants x: the last arrivals after every task's second-to-last one.
+    std::int64_t after = -kInf;
+    std::vector<std::pair<std::int64_t, std::size_t>> last;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t count = _jobs.jobs[i];
+      if (count >= 2) after = std::max(after, _jobs.arrival(static_cast<int>(i), count - 2));
+      last.emplace_back(_jobs.arrival(static_cast<int>(i), count - 1), i);
+    }
+    std::sort(last.begin(), last.end());
+    _tail_at.clear();
+    _tail_end.clear();
+    TaskMask later = 0;
+    std::int64_t best = -kInf;
+    for (std::size_t k = last.size(); k-- > 0;) {
+      later |= TaskMask{1} << last[k].second;
+      if (last[k].first <= after) break;
+      if (k > 0 && last[k - 1].first == last[k].first) continue;  // one entry per instant
+      if (_cover[later] < kInf) best = std::max(best, last[k].first + _cover[later]);
+      _tail_at.push_back(last[k].first);
+      _tail_end.push_back(best);
+    }
+    std::reverse(_tail_at.begin(), _tail_at.end());
+    std::reverse(_tail_end.begin(), _tail_end.end());
+  }
+
+  // The tail bound of init_tail_bound() for a frame ending at t (counts already advanced).
+  std::int64_t tail_bound(std::int64_t t) const {
+    TaskMask left = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(_jobs.n); ++i)
+      if (_key[i] < _jobs.jobs[i]) left |= TaskMask{1} << i;
+    std::int64_t bound = _cover[left] < kInf ? t + _cover[left] : t;
+    const auto it = std::lower_bound(_tail_at.begin(), _tail_at.end(), t);
+    if (it != _tail_at.end())
+      bound = std::max(bound, _tail_end[static_cast<std::size_t>(it - _tail_at.begin())]);
+    return bound;
   }
 
   // Reduction 7: no table through the frame ending at `t` (counts already advanced) ends before
@@ -212,6 +277,7 @@ class FastSearch {
       bound = std::max({bound, _chain_end[ui][static_cast<std::size_t>(c)], t + left * _min_frame[ui]});
     }
     if (_pair_frame.empty()) return bound;
+    bound = std::max(bound, tail_bound(t));
     // Pairs: with x frames holding both (x <= the fewer jobs left), the frames of i and j last
     // at least x·L_ij + (r_i − x)·m_i + (r_j − x)·m_j, linear in x: least at x = 0 or the most.
     const auto n = static_cast<std::size_t>(_jobs.n);
@@ -408,6 +474,8 @@ class FastSearch {
   std::vector<std::int64_t> _min_frame;               // m_i
   std::vector<std::vector<std::int64_t>> _chain_end;  // per task, per job count
   std::vector<std::int64_t> _pair_frame;              // L_ij at [i·n + j], i < j (small n only)
+  std::vector<std::int64_t> _cover;                   // cover(R) per task mask (small n only)
+  std::vector<std::int64_t> _tail_at, _tail_end;      // tail instants x, max over x' >= x of x' + cover
   bool _aborted = false;
   std::string _stopped_by;
 };
