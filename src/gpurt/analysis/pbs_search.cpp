@@ -48,7 +48,10 @@
 //    chain's end from −∞ (precomputed per job count) and t' + (jobs left)·m_i both bound it.
 //    Per pair i, j (up to 12 tasks): frames are disjoint in time, and one holding both lasts at
 //    least L_ij (their larger slowed C, or a table entry holding both), so their frames take at
-//    least min over x of x·L_ij + (r_i − x)·m_i + (r_j − x)·m_j, x <= min(r_i, r_j) shared. A
+//    least min over x of x·L_ij + (r_i − x)·m_i + (r_j − x)·m_j, x <= min(r_i, r_j) shared. The
+//    tail (up to 12 tasks; init_tail_bound): the least total length of frames holding up to K
+//    jobs of every task (each frame's part costs the shortest eligible frame containing it), from
+//    t' for the jobs left and from every late arrival x for the jobs arriving at or after x. A
 //    bounded edge tolerates any shift (the bound only grows with t'), like a pruned one, so the
 //    slacks and merges above stay sound; since the best only improves, what a merge skips could
 //    not have beaten it either.
@@ -76,6 +79,10 @@ constexpr std::int64_t kInf = std::numeric_limits<std::int64_t>::max() / 4;
 constexpr std::size_t kBytesPerVertex = 256;
 // Reduction 7's pair bound costs O(n^2) per frame: only for this many tasks or fewer.
 constexpr int kPairBoundTasks = 12;
+// The tail bound's table: (K+1)^n count vectors, each trying up to 2^n parts; K <= kTailJobs
+// (on the 8-task benchmark sets K = 3 cut the capped runs from 14 with K = 2 to 12).
+constexpr std::int64_t kTailWork = 20'000'000;
+constexpr std::int64_t kTailJobs = 3;
 
 // Memo key: the job count per task followed by the ready mask (as one more int32).
 using KeyView = std::span<const std::int32_t>;
@@ -201,13 +208,17 @@ class FastSearch {
     init_tail_bound();
   }
 
-  // Reduction 7, the tail: cover(R) is the least total length of frames that together hold one
-  // job of every task in R (each frame's part γ costs the shortest eligible frame containing γ,
-  // so no frame needs to lie inside R). Frames are disjoint in time, so from a frame ending at
-  // t: end >= t + cover(tasks with jobs left); and for an instant x after which every task has
-  // at most one arrival, the frames holding the jobs arriving at or after x start at or after
-  // x: end >= x + cover(those tasks). Jobs arriving after t cannot be done by t, so the second
-  // depends on x alone and its suffix maximum over x is precomputed.
+  // Reduction 7, the tail: cover(c) is the least total length of frames that together hold c_i
+  // jobs of every task i (c_i <= K; a frame holds at most one job of a task, and its part γ
+  // costs the shortest eligible frame containing γ, so no frame needs to lie inside the jobs
+  // counted). Frames are disjoint in time, so from a frame ending at t: end >= t +
+  // cover(min(jobs of i left, K)); and for an instant x at or after which every task has at most
+  // K arrivals, the frames holding the jobs arriving at or after x start at or after x: end >=
+  // x + cover(those counts). Jobs arriving at or after t cannot be done by t, so the second
+  // depends on x alone and its suffix maximum over x is precomputed. cover follows from
+  // cover(c) = min over parts γ holding c's lowest counted task of frame(γ) + cover(c − γ)
+  // (some frame holds that task's job); K <= kTailJobs, the most jobs of a task, and
+  // (K+1)^n·2^n <= kTailWork.
   void init_tail_bound() {
     const auto n = static_cast<std::size_t>(_jobs.n);
     const TaskMask full = (TaskMask{1} << n) - 1;
@@ -217,36 +228,58 @@ class FastSearch {
       for (TaskMask g = full; g != 0; --g)
         if ((g & (TaskMask{1} << i)) == 0) frame[g] = std::min(frame[g], frame[g | (TaskMask{1} << i)]);
     }
-    _cover.assign(static_cast<std::size_t>(full) + 1, 0);
-    for (TaskMask r = 1; r <= full; ++r) {
-      const TaskMask low = r & (~r + 1), rest = r ^ low;
+    const auto states_for = [n](std::int64_t k) {
+      std::int64_t states = 1;
+      for (std::size_t i = 0; i < n; ++i) states *= k + 1;
+      return states;
+    };
+    const std::int64_t most = *std::max_element(_jobs.jobs.begin(), _jobs.jobs.end());
+    _tail_k = 1;
+    while (_tail_k < std::min(most, kTailJobs) &&
+           states_for(_tail_k + 1) * (std::int64_t{1} << n) <= kTailWork)
+      ++_tail_k;
+    const std::int64_t radix = _tail_k + 1;
+    _tail_digit.assign(n, 1);
+    for (std::size_t i = 1; i < n; ++i) _tail_digit[i] = _tail_digit[i - 1] * radix;
+    std::vector<std::int64_t> offset(static_cast<std::size_t>(full) + 1, 0);  // Σ digit over a part
+    for (TaskMask g = 1; g <= full; ++g)
+      offset[g] = offset[g & (g - 1)] + _tail_digit[static_cast<std::size_t>(std::countr_zero(g))];
+    _cover.assign(static_cast<std::size_t>(states_for(_tail_k)), 0);
+    for (std::int64_t c = 1; c < static_cast<std::int64_t>(_cover.size()); ++c) {
+      TaskMask support = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if ((c / _tail_digit[i]) % radix != 0) support |= TaskMask{1} << i;
+      const TaskMask low = support & (~support + 1), rest = support ^ low;
       std::int64_t best = kInf;
-      for (TaskMask sub = rest;; sub = (sub - 1) & rest) {  // every part holding r's lowest task
+      for (TaskMask sub = rest;; sub = (sub - 1) & rest) {  // every part holding the lowest task
         const TaskMask part = sub | low;
-        if (frame[part] < kInf) best = std::min(best, frame[part] + _cover[r ^ part]);
+        const std::int64_t below = _cover[static_cast<std::size_t>(c - offset[part])];
+        if (frame[part] < kInf && below < kInf) best = std::min(best, frame[part] + below);
         if (sub == 0) break;
       }
-      _cover[r] = best;
+      _cover[static_cast<std::size_t>(c)] = best;
     }
-    // Instants x: the last arrivals after every task's second-to-last one.
+    // Instants x: the arrivals after which no task has more than K.
     std::int64_t after = -kInf;
-    std::vector<std::pair<std::int64_t, std::size_t>> last;
+    std::vector<std::pair<std::int64_t, std::size_t>> late;  // (arrival, task) of the last K jobs
     for (std::size_t i = 0; i < n; ++i) {
       const std::int32_t count = _jobs.jobs[i];
-      if (count >= 2) after = std::max(after, _jobs.arrival(static_cast<int>(i), count - 2));
-      last.emplace_back(_jobs.arrival(static_cast<int>(i), count - 1), i);
+      if (count > _tail_k) after = std::max(after, _jobs.arrival(static_cast<int>(i), count - _tail_k - 1));
+      for (std::int32_t k = std::max<std::int32_t>(0, count - static_cast<std::int32_t>(_tail_k)); k < count;
+           ++k)
+        late.emplace_back(_jobs.arrival(static_cast<int>(i), k), i);
     }
-    std::sort(last.begin(), last.end());
+    std::sort(late.begin(), late.end());
     _tail_at.clear();
     _tail_end.clear();
-    TaskMask later = 0;
-    std::int64_t best = -kInf;
-    for (std::size_t k = last.size(); k-- > 0;) {
-      later |= TaskMask{1} << last[k].second;
-      if (last[k].first <= after) break;
-      if (k > 0 && last[k - 1].first == last[k].first) continue;  // one entry per instant
-      if (_cover[later] < kInf) best = std::max(best, last[k].first + _cover[later]);
-      _tail_at.push_back(last[k].first);
+    std::int64_t code = 0, best = -kInf;
+    for (std::size_t k = late.size(); k-- > 0;) {
+      if (late[k].first <= after) break;
+      code += _tail_digit[late[k].second];
+      if (k > 0 && late[k - 1].first == late[k].first) continue;  // one entry per instant
+      const std::int64_t cover = _cover[static_cast<std::size_t>(code)];
+      if (cover < kInf) best = std::max(best, late[k].first + cover);
+      _tail_at.push_back(late[k].first);
       _tail_end.push_back(best);
     }
     std::reverse(_tail_at.begin(), _tail_at.end());
@@ -255,10 +288,11 @@ class FastSearch {
 
   // The tail bound of init_tail_bound() for a frame ending at t (counts already advanced).
   std::int64_t tail_bound(std::int64_t t) const {
-    TaskMask left = 0;
+    std::int64_t code = 0;
     for (std::size_t i = 0; i < static_cast<std::size_t>(_jobs.n); ++i)
-      if (_key[i] < _jobs.jobs[i]) left |= TaskMask{1} << i;
-    std::int64_t bound = _cover[left] < kInf ? t + _cover[left] : t;
+      code += std::min<std::int64_t>(_jobs.jobs[i] - _key[i], _tail_k) * _tail_digit[i];
+    const std::int64_t cover = _cover[static_cast<std::size_t>(code)];
+    std::int64_t bound = cover < kInf ? t + cover : t;
     const auto it = std::lower_bound(_tail_at.begin(), _tail_at.end(), t);
     if (it != _tail_at.end())
       bound = std::max(bound, _tail_end[static_cast<std::size_t>(it - _tail_at.begin())]);
@@ -474,7 +508,9 @@ class FastSearch {
   std::vector<std::int64_t> _min_frame;               // m_i
   std::vector<std::vector<std::int64_t>> _chain_end;  // per task, per job count
   std::vector<std::int64_t> _pair_frame;              // L_ij at [i·n + j], i < j (small n only)
-  std::vector<std::int64_t> _cover;                   // cover(R) per task mask (small n only)
+  std::int64_t _tail_k = 1;                           // jobs per task the tail bound counts
+  std::vector<std::int64_t> _tail_digit;              // (K+1)^i
+  std::vector<std::int64_t> _cover;                   // cover(c) per count vector (small n only)
   std::vector<std::int64_t> _tail_at, _tail_end;      // tail instants x, max over x' >= x of x' + cover
   bool _aborted = false;
   std::string _stopped_by;
