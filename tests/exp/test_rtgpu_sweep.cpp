@@ -8,6 +8,15 @@
 namespace gpurt {
 namespace {
 
+// Set j of point p as the sweep draws it; `rng` is left where the generator stopped (the sweep
+// seeds the set's random-length run from its next value).
+RtgpuSystem draw_set(const RtgpuSweepOptions& o, std::size_t p, int j, Rng& rng) {
+  RtgpuTable1Options g = o.generator;
+  g.utilization = o.utilizations[p];
+  rng = Rng(o.seed).fork(p * static_cast<std::uint64_t>(o.sets_per_point) + static_cast<std::uint64_t>(j));
+  return generate_rtgpu_table1(rng, g);
+}
+
 RtgpuSweepOptions small() {
   RtgpuSweepOptions o;
   o.utilizations = {0.2, 0.6, 1.0};
@@ -124,11 +133,8 @@ TEST(RtgpuSweep, AverageLengthsCountTheAveragedAnalysisAndTheRandomRun) {
     std::vector<int> expected(o.methods.size(), 0);
     int simulated = 0;
     for (int j = 0; j < o.sets_per_point; ++j) {
-      RtgpuTable1Options g = o.generator;
-      g.utilization = o.utilizations[p];
-      Rng rng =
-          Rng(o.seed).fork(p * static_cast<std::uint64_t>(o.sets_per_point) + static_cast<std::uint64_t>(j));
-      const RtgpuSystem s = generate_rtgpu_table1(rng, g);
+      Rng rng(0);
+      const RtgpuSystem s = draw_set(o, p, j, rng);
       const RtgpuSystem avg = average_execution_model(s);
       for (std::size_t k = 0; k < o.methods.size(); ++k) {
         expected[k] += analyse_rtgpu(avg, {o.methods[k], o.search}).schedulable ? 1 : 0;
@@ -152,11 +158,8 @@ TEST(RtgpuSweep, SimulatedNeverBelowTheAnalysis) {
   const auto points = run_rtgpu_sweep(o);
   for (std::size_t p = 0; p < points.size(); ++p) {
     for (int j = 0; j < o.sets_per_point; ++j) {
-      RtgpuTable1Options g = o.generator;
-      g.utilization = o.utilizations[p];
-      Rng rng =
-          Rng(o.seed).fork(p * static_cast<std::uint64_t>(o.sets_per_point) + static_cast<std::uint64_t>(j));
-      const RtgpuSystem s = generate_rtgpu_table1(rng, g);
+      Rng rng(0);
+      const RtgpuSystem s = draw_set(o, p, j, rng);
       const RtgpuResult a = analyse_rtgpu(s, {RtgpuMethod::rtgpu, o.search});
       if (a.schedulable) {
         EXPECT_TRUE(rtgpu_simulated_schedulable(s, a, o.simulate_jobs)) << p << " " << j;
