@@ -221,6 +221,7 @@ class FastSearch {
   // (K+1)^n·2^n <= kTailWork.
   void init_tail_bound() {
     const auto n = static_cast<std::size_t>(_jobs.n);
+    if (n == 0) return;  // a system built in code with no task: nothing to bound
     const TaskMask full = (TaskMask{1} << n) - 1;
     std::vector<std::int64_t> frame(static_cast<std::size_t>(full) + 1, kInf);  // then: over supersets
     for (const PbsOracle::Batch& b : _oracle.eligible_subsets(full)) frame[b.set] = _jobs.completion(b.set);

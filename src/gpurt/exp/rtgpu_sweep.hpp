@@ -73,9 +73,9 @@ std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepO
 RtgpuSystem average_execution_model(const RtgpuSystem& system, bool cpu_too = false);
 
 /// True when `system`, run on the simulator on the RTGPU allocation `analysis` reports (see
-/// RtgpuSweepOptions::simulate_jobs) for `jobs` jobs per task at upper-bound lengths with
-/// synchronous releases, misses no deadline. False when it has more tasks than SMs.
-/// With `execution` random, the lengths are drawn from Rng(seed).
+/// RtgpuSweepOptions::simulate_jobs) for `jobs` jobs per task with synchronous releases, misses
+/// no deadline. Lengths: upper bounds (`execution` worst) or drawn within the bounds from
+/// Rng(seed) (random). False when it has more tasks than SMs.
 bool rtgpu_simulated_schedulable(const RtgpuSystem& system, const RtgpuResult& analysis, std::int64_t jobs,
                                  RtgpuExecution execution = RtgpuExecution::worst, std::uint64_t seed = 1);
 

@@ -4,7 +4,6 @@
 
 #include <deque>
 #include <memory>
-#include <queue>
 #include <set>
 #include <vector>
 
