@@ -1,6 +1,7 @@
 // gpurt analyze rtgpu FILE / gpurt analyze fifo FILE (RTGPU seed §5-6; FIFO model seed §V).
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,7 +28,15 @@ Json optional_time(const std::optional<Nanos>& t, TimeUnit u) {
   return t ? Json(from_nanos(*t, u)) : Json(nullptr);
 }
 
-Json rtgpu_json(const RtgpuResult& r, TimeUnit u) {
+// RTGPU eq. (10) for the allocation shown; none for the methods that give every kernel the whole GPU.
+std::optional<double> throughput_gain(const RtgpuSystem& s, const RtgpuResult& r) {
+  if (uses_whole_gpu(r.method)) return std::nullopt;
+  std::vector<int> sms;
+  for (const RtgpuTaskResult& t : r.tasks) sms.push_back(t.physical_sms);
+  return rtgpu_throughput_gain(s, sms);
+}
+
+Json rtgpu_json(const RtgpuSystem& s, const RtgpuResult& r, TimeUnit u) {
   Json allocation = Json::object();
   Json tasks = Json::array();
   for (const RtgpuTaskResult& t : r.tasks) {
@@ -38,9 +47,11 @@ Json rtgpu_json(const RtgpuResult& r, TimeUnit u) {
                          {"schedulable", t.bounds.schedulable},
                          {"analysable", t.analysable}});
   }
+  const std::optional<double> gain = throughput_gain(s, r);
   return Json{{"schedulable", r.schedulable},
               {"method", std::string(to_string(r.method))},
               {"allocation", std::move(allocation)},
+              {"throughput_gain", gain ? Json(*gain) : Json(nullptr)},
               {"tasks", std::move(tasks)}};
 }
 
@@ -73,6 +84,9 @@ std::string rtgpu_table(const RtgpuSystem& s, const RtgpuResult& r, const std::s
         r.allocation_found ? "allocation found" : "no allocation works; shown: where the search stopped");
   }
   out += "\n";
+  if (const std::optional<double> gain = throughput_gain(s, r)) {
+    out += fmt::format("virtual-SM throughput gain (eq. 10) of this allocation: {:+.1f} %\n", *gain * 100);
+  }
   for (const RtgpuTaskResult& x : r.tasks) {
     if (!x.bounds.schedulable) out += fmt::format("  {}: {}\n", x.name, x.bounds.reason);
   }
@@ -97,7 +111,7 @@ void run_rtgpu(const RtgpuArgs& a) {
   const RtgpuResult result = analyse_rtgpu(system, options);
   // Everything is computed before anything is printed: bad input never yields partial output.
   if (a.json) {
-    fmt::print("{}\n", rtgpu_json(result, system.time_unit).dump(2));
+    fmt::print("{}\n", rtgpu_json(system, result, system.time_unit).dump(2));
   } else {
     fmt::print("{}", rtgpu_table(system, result, a.file));
   }

@@ -94,6 +94,9 @@ void add_sweep_rtgpu(CLI::App& app) {
                   "Lower bound of every generated length as a fraction of its upper bound (default 1: the "
                   "seed draws one length per segment)")
       ->check(finite_in(1e-9, 1.0));
+  cmd->add_flag("--throughput-gain", o.throughput_gain,
+                "Add column 'throughput_gain': the mean virtual-SM throughput gain (eq. (10), Fig. 14(b)) of "
+                "the RTGPU allocation over the sets RTGPU accepts (empty where none)");
   cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep(*a); });

@@ -290,5 +290,28 @@ TEST(RtgpuTheorem56, DeadlineMissIsData) {
   EXPECT_FALSE(r.allocation_found);
 }
 
+// eq. (10) on 10 SMs. Task A (3 SMs): one kernel, GW^ 10 ms, α 1.45: 2/1.45 − 1 = 0.37931.
+// Task B (2 SMs): kernels GW^ 4 ms at α 1.8 and 12 ms at α 1.6: 2·16 / (7.2 + 19.2) − 1 = 0.21212.
+// Task C (1 SM): α 2: gains nothing. 4 SMs idle. η = 0.3·0.37931 + 0.2·0.21212 = 0.15622.
+TEST(RtgpuThroughputGain, Eq10WeighsEachTaskBySmsAndItsKernelsByWork) {
+  RtgpuSystem s = parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+    "platform": {"preset": "gtx1080ti", "sms": 10}, "virtual_sms_per_sm": 2, "tasks": [
+    {"name": "A", "period": 100, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+     "gpu": [{"work": [5, 10], "overhead": 0, "alpha": 1.45}]},
+    {"name": "B", "period": 100, "cpu": [[1, 1], [1, 1], [1, 1]], "copy": [[1, 1], [1, 1], [1, 1], [1, 1]],
+     "gpu": [{"work": [1, 4], "overhead": 0, "alpha": 1.8}, {"work": [1, 12], "overhead": 0, "alpha": 1.6}]},
+    {"name": "C", "period": 100, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+     "gpu": [{"work": [1, 3], "overhead": 0, "alpha": 2}]}]})");
+  const std::vector<int> sms{3, 2, 1};
+  EXPECT_NEAR(rtgpu_throughput_gain(s, sms), 0.3 * (2 / 1.45 - 1) + 0.2 * (32.0 / 26.4 - 1), 1e-12);
+  EXPECT_NEAR(rtgpu_throughput_gain(s, sms), 0.15622, 1e-5);
+  // Without interleaving (one virtual SM per SM) the α stretch is a pure loss: η = Σ (GN_i/GN)(1/α − 1).
+  s.virtual_sms_per_sm = 1;
+  EXPECT_NEAR(rtgpu_throughput_gain(s, sms), 0.3 * (1 / 1.45 - 1) + 0.2 * (16 / 26.4 - 1) + 0.1 * (0.5 - 1),
+              1e-12);
+  EXPECT_THROW(rtgpu_throughput_gain(s, std::vector<int>{3, 2}), Error);
+  EXPECT_THROW(rtgpu_throughput_gain(s, std::vector<int>{3, 0, 1}), Error);
+}
+
 }  // namespace
 }  // namespace gpurt

@@ -23,10 +23,11 @@ TEST_F(RtgpuCli, JsonHasTheDocumentedShape) {
   const Outcome r = cli("analyze rtgpu " + kPair + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json j = gpurt::Json::parse(r.out);
-  EXPECT_EQ(j.dump(),
-            R"({"schedulable":true,"method":"rtgpu","allocation":{"A":2,"B":2},"tasks":[)"
-            R"({"name":"A","response_bound":12.0,"deadline":20.0,"schedulable":true,"analysable":true},)"
-            R"({"name":"B","response_bound":20.0,"deadline":50.0,"schedulable":true,"analysable":true}]})");
+  EXPECT_EQ(
+      j.dump(),
+      R"({"schedulable":true,"method":"rtgpu","allocation":{"A":2,"B":2},"throughput_gain":1.0,"tasks":[)"
+      R"({"name":"A","response_bound":12.0,"deadline":20.0,"schedulable":true,"analysable":true},)"
+      R"({"name":"B","response_bound":20.0,"deadline":50.0,"schedulable":true,"analysable":true}]})");
 }
 
 TEST_F(RtgpuCli, MethodsAndSearches) {
@@ -45,6 +46,7 @@ TEST_F(RtgpuCli, MethodsAndSearches) {
   EXPECT_EQ(j["method"], "gcaps-rr");
   EXPECT_EQ(j["allocation"]["B"], 4);
   EXPECT_EQ(j["tasks"][1]["response_bound"], 23.568);
+  EXPECT_TRUE(j["throughput_gain"].is_null());  // every kernel on the whole GPU: no allocation to weigh
 }
 
 TEST_F(RtgpuCli, CheckExitsOneWhenUnschedulable) {

@@ -5,6 +5,10 @@
 
 #include "gpurt/exp/rtgpu_sweep.hpp"
 
+#include <cmath>
+
+#include "gpurt/core/error.hpp"
+
 namespace gpurt {
 namespace {
 
@@ -171,6 +175,41 @@ TEST(RtgpuSweep, SimulatedNeverBelowTheAnalysis) {
   EXPECT_LT(points[3].simulated, 12);
   const std::string csv = to_csv(points, o);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr,simulated");
+}
+
+// Column throughput_gain: a serial recount of point 1, the mean eq. (10) gain of the RTGPU
+// allocation over the sets RTGPU accepts; a point where it accepts none shows an empty field.
+TEST(RtgpuSweep, ThroughputGainIsTheMeanOverAcceptedSets) {
+  RtgpuSweepOptions o = small();
+  o.throughput_gain = true;
+  o.utilizations.push_back(50);  // no set is schedulable at U = 50 on 10 SMs
+  const auto points = run_rtgpu_sweep(o);
+  double sum = 0;
+  int accepted = 0;
+  for (int j = 0; j < o.sets_per_point; ++j) {
+    Rng rng(0);
+    const RtgpuSystem s = draw_set(o, 1, j, rng);
+    const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::rtgpu, o.search});
+    if (!r.schedulable) continue;
+    std::vector<int> sms;
+    for (const RtgpuTaskResult& t : r.tasks) sms.push_back(t.physical_sms);
+    sum += rtgpu_throughput_gain(s, sms);
+    ++accepted;
+  }
+  ASSERT_GT(accepted, 0);
+  EXPECT_DOUBLE_EQ(points[1].throughput_gain, sum / accepted);
+  // The generator's α are 1.45, 1.7, 1.7 or 1.8: each task gains between 2/1.8 - 1 and 2/1.45 - 1,
+  // weighted by its share of the SMs (at most 1 in all).
+  EXPECT_GT(points[1].throughput_gain, 0.0);
+  EXPECT_LT(points[1].throughput_gain, 2 / 1.45 - 1);
+  EXPECT_TRUE(std::isnan(points[3].throughput_gain));
+  const std::string csv = to_csv(points, o);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr,throughput_gain");
+  EXPECT_NE(csv.find("\n50,12,0,"), std::string::npos) << csv;
+  EXPECT_EQ(csv.substr(csv.size() - 2), ",\n") << csv;  // U = 50: the gain's field is empty
+  o.methods = {RtgpuMethod::stgm};
+  EXPECT_THROW(run_rtgpu_sweep(o), Error);
 }
 
 }  // namespace

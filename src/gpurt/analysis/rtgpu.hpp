@@ -79,6 +79,14 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
 std::vector<RtgpuTaskBounds> analyse_rtgpu_allocation(const RtgpuSystem& system, RtgpuMethod method,
                                                       std::span<const int> physical_sms);
 
+/// RTGPU eq. (10), the GPU throughput the virtual-SM model gains over whole physical SMs under
+/// the allocation `physical_sms` (file order, each >= 1): Σ_i (GN_i / GN) · (v·ΣGW_i / Σ α·GW_i − 1),
+/// v = virtual_sms_per_sm, GW at its upper bound. On GN_i SMs a kernel takes GW/GN_i without
+/// interleaving and α·GW/(v·GN_i) with it (Lemma 5.1's terms), so a task whose kernels share one α
+/// gains v/α − 1 (the seed's 2/α − 1); a task with several kernels weighs them by their work.
+/// SMs no task holds gain nothing. Throws gpurt::Error for a wrong allocation size or a count < 1.
+double rtgpu_throughput_gain(const RtgpuSystem& system, std::span<const int> physical_sms);
+
 /// The bounds of the task with priority rank `rank` (0 = highest; `order` from priority_order)
 /// when ranks 0..rank hold by_rank[0..rank] physical SMs. Under every method a task's bounds
 /// depend only on its own and higher-priority allocations (lower-priority tasks enter through

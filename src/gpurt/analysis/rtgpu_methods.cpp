@@ -188,4 +188,22 @@ std::vector<RtgpuTaskBounds> analyse_rtgpu_allocation(const RtgpuSystem& s, Rtgp
   return out;
 }
 
+double rtgpu_throughput_gain(const RtgpuSystem& s, std::span<const int> physical_sms) {
+  if (physical_sms.size() != s.tasks.size()) throw Error("rtgpu_throughput_gain: one SM count per task");
+  if (s.platform.sms < 1) throw Error("rtgpu_throughput_gain: the platform has no SM");
+  double gain = 0;
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    if (physical_sms[i] < 1) throw Error("rtgpu_throughput_gain: every task needs at least one SM");
+    double work = 0, stretched = 0;
+    for (const RtgpuGpuSegment& g : s.tasks[i].gpu) {
+      work += static_cast<double>(g.work.hi.count());
+      stretched += static_cast<double>(g.work.hi.count()) * g.alpha;
+    }
+    if (!(stretched > 0)) continue;  // no GPU work: nothing to interleave
+    gain += static_cast<double>(physical_sms[i]) / s.platform.sms *
+            (s.virtual_sms_per_sm * work / stretched - 1.0);
+  }
+  return gain;
+}
+
 }  // namespace gpurt

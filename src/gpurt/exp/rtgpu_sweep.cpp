@@ -1,6 +1,8 @@
 #include "gpurt/exp/rtgpu_sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -30,6 +32,21 @@ std::size_t value_count(const RtgpuSweepOptions& o) {
   return o.methods.size() + (o.simulate_jobs > 0 ? 1 : 0);
 }
 
+// The mean of the items' last value (an accepted set's gain; NaN for a rejected one) over the
+// accepted sets; NaN when none.
+double mean_gain(const std::vector<SweepItem>& items) {
+  double sum = 0;
+  int n = 0;
+  for (const SweepItem& v : items) {
+    if (std::isnan(v.back())) continue;
+    sum += v.back();
+    ++n;
+  }
+  return n > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string gain_field(double gain) { return std::isnan(gain) ? "" : fmt::format("{}", gain); }
+
 }  // namespace
 
 SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
@@ -40,6 +57,10 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
   e.value_columns = {"sets"};
   for (RtgpuMethod m : o.methods) e.value_columns.emplace_back(to_string(m));
   if (o.simulate_jobs > 0) e.value_columns.emplace_back("simulated");
+  const bool with_rtgpu =
+      std::find(o.methods.begin(), o.methods.end(), RtgpuMethod::rtgpu) != o.methods.end();
+  if (o.throughput_gain && !with_rtgpu) throw Error("sweep: the throughput gain needs the rtgpu method");
+  if (o.throughput_gain) e.value_columns.emplace_back("throughput_gain");
   for (double u : o.utilizations) {
     e.keys.push_back({fmt::format("{}", u)});
     e.items.push_back(o.sets_per_point);
@@ -69,11 +90,19 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
       verdicts.push_back(
           rtgpu_simulated_schedulable(system, *rtgpu, o.simulate_jobs, execution, rng.next_u64()) ? 1 : 0);
     }
+    if (o.throughput_gain) {
+      std::vector<int> sms;
+      for (const RtgpuTaskResult& t : rtgpu->tasks) sms.push_back(t.physical_sms);
+      verdicts.push_back(rtgpu->schedulable ? rtgpu_throughput_gain(analysed, sms)
+                                            : std::numeric_limits<double>::quiet_NaN());
+    }
     return verdicts;
   };
-  e.finish_point = [sets = o.sets_per_point, columns = value_count(o)](std::size_t,
-                                                                       const std::vector<SweepItem>& items) {
-    return ratio_fields(sets, count_accepted(items, columns));
+  e.finish_point = [sets = o.sets_per_point, columns = value_count(o), gain = o.throughput_gain](
+                       std::size_t, const std::vector<SweepItem>& items) {
+    std::vector<std::string> fields = ratio_fields(sets, count_accepted(items, columns));
+    if (gain) fields.push_back(gain_field(mean_gain(items)));
+    return fields;
   };
   return e;
 }
@@ -84,13 +113,17 @@ std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& o) {
   // Each point is finished once, into its own slot, so no lock is needed.
   e.finish_point = [&out, &o](std::size_t p, const std::vector<SweepItem>& items) {
     std::vector<int> counts = count_accepted(items, value_count(o));
-    const std::vector<std::string> fields = ratio_fields(o.sets_per_point, counts);
-    out[p] = {o.utilizations[p], o.sets_per_point, {}, 0};
+    std::vector<std::string> fields = ratio_fields(o.sets_per_point, counts);
+    out[p] = {o.utilizations[p], o.sets_per_point, {}, 0, 0.0};
     if (o.simulate_jobs > 0) {
       out[p].simulated = counts.back();
       counts.pop_back();
     }
     out[p].accepted = std::move(counts);
+    if (o.throughput_gain) {
+      out[p].throughput_gain = mean_gain(items);
+      fields.push_back(gain_field(out[p].throughput_gain));
+    }
     return fields;
   };
   run_sweep(e, {.threads = o.threads});
@@ -101,6 +134,7 @@ std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepO
   std::string out = "utilization,sets";
   for (RtgpuMethod m : options.methods) out += fmt::format(",{}", to_string(m));
   if (options.simulate_jobs > 0) out += ",simulated";
+  if (options.throughput_gain) out += ",throughput_gain";
   out += "\n";
   for (const RtgpuSweepPoint& p : points) {
     std::vector<int> counts = p.accepted;
@@ -108,6 +142,7 @@ std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepO
     out += fmt::format("{},{}", p.utilization, p.sets);
     const std::vector<std::string> fields = ratio_fields(p.sets, counts);
     for (std::size_t i = 1; i < fields.size(); ++i) out += "," + fields[i];
+    if (options.throughput_gain) out += "," + gain_field(p.throughput_gain);
     out += "\n";
   }
   return out;

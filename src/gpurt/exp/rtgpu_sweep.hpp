@@ -40,6 +40,10 @@ struct RtgpuSweepOptions {
   std::int64_t simulate_jobs = 0;
   /// What the analyses see and the simulated column runs (Fig. 12: worst; Fig. 13: average).
   RtgpuLengths lengths = RtgpuLengths::worst;
+  /// Also report column "throughput_gain": the mean, over the sets the RTGPU analysis accepts, of
+  /// the virtual-SM throughput gain of its allocation (eq. (10), rtgpu_throughput_gain; Fig. 14(b));
+  /// empty where it accepts none. Needs RtgpuMethod::rtgpu among the methods.
+  bool throughput_gain = false;
 };
 
 struct RtgpuSweepPoint {
@@ -47,6 +51,8 @@ struct RtgpuSweepPoint {
   int sets = 0;
   std::vector<int> accepted;  ///< per method, in options.methods order
   int simulated = 0;          ///< sets without a simulated deadline miss (simulate_jobs > 0)
+  /// options.throughput_gain: the mean eq. (10) gain over the sets RTGPU accepts (NaN: none).
+  double throughput_gain = 0;
 };
 
 /// Task set j of point p is drawn from Rng(seed).fork(p · sets_per_point + j), so every set is
@@ -54,13 +60,13 @@ struct RtgpuSweepPoint {
 std::vector<RtgpuSweepPoint> run_rtgpu_sweep(const RtgpuSweepOptions& options);
 
 /// The sweep for the runner: one point per utilisation, key column "utilization", value columns
-/// "sets,<method>,...[,simulated]" (acceptance ratios in [0, 1]); item j of point p analyses the set drawn
-/// from Rng(seed).fork(p · sets_per_point + j) under every method (`threads` is not used: the
-/// runner's options say it).
+/// "sets,<method>,...[,simulated][,throughput_gain]" (acceptance ratios in [0, 1]); item j of point p
+/// analyses the set drawn from Rng(seed).fork(p · sets_per_point + j) under every method (`threads` is not
+/// used: the runner's options say it).
 SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& options);
 
-/// CSV: "utilization,sets,<method>,...[,simulated]" with acceptance ratios in [0, 1] (the
-/// simulated column when options.simulate_jobs > 0).
+/// CSV: "utilization,sets,<method>,...[,simulated][,throughput_gain]" with acceptance ratios in
+/// [0, 1] (the simulated column when options.simulate_jobs > 0, the gain when options.throughput_gain).
 std::string to_csv(const std::vector<RtgpuSweepPoint>& points, const RtgpuSweepOptions& options);
 
 /// RTGPU Fig. 13's "average execution time model" (§6.3: "the memory copy and GPU kernels are
