@@ -26,10 +26,10 @@ const Platform& rtx3060ti() {
   return p;
 }
 
-// 2^22 on the RTX 3060 Ti by hand: serial 3500 + 225900/4 = 59975 ns, 256 blocks of 14290 ns
-// (test_cufft_model); with another kernel resident every block runs ceil(1.05·t): 62974 and
+// 2^22 on the RTX 3060 Ti by hand: serial 3500 + 182800/4 = 49200 ns, 256 blocks of 14290 ns
+// (test_cufft_model); with another kernel resident every block runs ceil(1.05·t): 51660 and
 // 15005 ns.
-Nanos l22(int k) { return Nanos{62'974 + 15'005 * ((256 + 2 * k - 1) / (2 * k))}; }
+Nanos l22(int k) { return Nanos{51'660 + 15'005 * ((256 + 2 * k - 1) / (2 * k))}; }
 }  // namespace
 
 TEST(FftProfileSim, WorstOfTheRunsIsTheModelSlowedByInterference) {
@@ -37,10 +37,10 @@ TEST(FftProfileSim, WorstOfTheRunsIsTheModelSlowedByInterference) {
   o.runs = 3;
   const std::vector<Nanos> l = profile_fft_size_sim(rtx3060ti(), 22, o);
   ASSERT_EQ(l.size(), 19u);
-  EXPECT_EQ(l[0], Nanos{1'983'614});
+  EXPECT_EQ(l[0], Nanos{1'972'300});
   for (int k = 1; k <= 18; ++k) EXPECT_EQ(l[static_cast<std::size_t>(k - 1)], l22(k)) << "k = " << k;
-  // k = H: no unit left for interference, so no slowdown: 59975 + 7·14290.
-  EXPECT_EQ(l[18], Nanos{59'975 + 7 * 14'290});
+  // k = H: no unit left for interference, so no slowdown: 49200 + 7·14290.
+  EXPECT_EQ(l[18], Nanos{49'200 + 7 * 14'290});
 }
 
 TEST(FftProfileSim, ProfiledFileParsesAndItsBoundsAreLemma2ByHand) {
@@ -55,15 +55,15 @@ TEST(FftProfileSim, ProfiledFileParsesAndItsBoundsAreLemma2ByHand) {
   EXPECT_EQ(system.tasks[1].name, "fft_2^22_2");
   EXPECT_EQ(system.tasks[0].wcet_by_units[2], l22(3));
   const SmlpResult r = analyse_smlp(system);
-  // Eq. (4), ρ = 1.1: A(1) = 1983614, A(2) = 2·1023294 = 2046588, A(3) = 3·708189 = 2124567,
-  // A(4) = 4·543134 = 2172536 <= 2181975.4 < A(5) = 5·453104 = 2265520, so S_i = {1,2,3,4};
+  // Eq. (4), ρ = 1.1: A(1) = 1972300, A(2) = 2·1011980 = 2023960, A(3) = 3·696875 = 2090625,
+  // A(4) = 4·531820 = 2127280 <= 2169530 < A(5) = 5·441790 = 2208950, so S_i = {1,2,3,4};
   // L_max = L(1) (the largest WCET over S_i), A_max = A(4). Lemma 2 with two other tasks and
-  // H = 19: 1983614 + ceil(2·2172536/19) = 1983614 + 228688.
+  // H = 19: 1972300 + ceil(2·2127280/19) = 1972300 + 223925.
   for (const SmlpTaskResult& t : r.tasks) {
     EXPECT_EQ(t.allowed_units, (std::vector<int>{1, 2, 3, 4}));
-    EXPECT_EQ(t.l_max, Nanos{1'983'614});
-    EXPECT_EQ(t.a_max, Nanos{2'172'536});
-    EXPECT_EQ(t.response_bound, Nanos{2'212'302});
+    EXPECT_EQ(t.l_max, Nanos{1'972'300});
+    EXPECT_EQ(t.a_max, Nanos{2'127'280});
+    EXPECT_EQ(t.response_bound, Nanos{2'196'225});
   }
 }
 
@@ -92,14 +92,14 @@ TEST(FftTasksSim, OneTaskRunsTheModelTimeUnderBothPolicies) {
   t.policy = FftPolicy::best_effort;
   const FftTasksResult be = simulate_fft_tasks(rtx3060ti(), t);
   ASSERT_EQ(be.responses.size(), 3u);
-  // Alone on all 38 SMs: 59975 + ceil(256/38)·14290; no other kernel, so no slowdown.
-  EXPECT_EQ(be.responses[0], Nanos{59'975 + 7 * 14'290});
-  EXPECT_EQ(be.makespan, Nanos{3 * (59'975 + 7 * 14'290)});
+  // Alone on all 38 SMs: 49200 + ceil(256/38)·14290; no other kernel, so no slowdown.
+  EXPECT_EQ(be.responses[0], Nanos{49'200 + 7 * 14'290});
+  EXPECT_EQ(be.makespan, Nanos{3 * (49'200 + 7 * 14'290)});
   t.policy = FftPolicy::smlp;
   const FftTasksResult sm = simulate_fft_tasks(rtx3060ti(), t);
-  // The SMLP grants the largest allowed size, 3 units = 6 SMs: 59975 + 43·14290.
+  // The SMLP grants the largest allowed size, 3 units = 6 SMs: 49200 + 43·14290.
   EXPECT_EQ(sm.granted, (std::vector<int>{3, 3, 3}));
-  EXPECT_EQ(sm.responses[0], Nanos{59'975 + 43 * 14'290});
+  EXPECT_EQ(sm.responses[0], Nanos{49'200 + 43 * 14'290});
 }
 
 TEST(FftTasksSim, SmlpQueuesInFifoOrderOnceTheUnitsRunOut) {
@@ -112,10 +112,10 @@ TEST(FftTasksSim, SmlpQueuesInFifoOrderOnceTheUnitsRunOut) {
   const FftTasksResult r = simulate_fft_tasks(rtx3060ti(), t);
   EXPECT_EQ(r.granted, (std::vector<int>{3, 3, 3, 3, 3, 3, 1}));
   // The seventh runs on one unit: at most the profiled L(1) (slowed throughout), at least the
-  // model's time on one unit without interference (59975 + 128·14290).
+  // model's time on one unit without interference (49200 + 128·14290).
   const Nanos worst = *std::max_element(r.responses.begin(), r.responses.end());
   EXPECT_LE(worst, l22(1));
-  EXPECT_GE(worst, Nanos{59'975 + 128 * 14'290});
+  EXPECT_GE(worst, Nanos{49'200 + 128 * 14'290});
 }
 
 TEST(FftSweepSim, ReducedGridHasNoBoundViolationAndSaysSimulated) {

@@ -31,17 +31,17 @@ SimResult run_cufft(Json extra) {
 }  // namespace
 
 TEST(CufftScenario, TwoIterationsOnTheWholeGpuTakeTwiceTheModelTime) {
-  // 2^22: the serial kernel (59975 ns) and 256 butterfly blocks of 14290 ns in waves of 38 SMs:
-  // 59975 + 7·14290 = 160005 ns an iteration, 1 + 7 kernels.
+  // 2^22: the serial kernel (3500 + 182800/4 = 49200 ns) and 256 butterfly blocks of 14290 ns in
+  // waves of 38 SMs: 49200 + 7·14290 = 149230 ns an iteration, 1 + 7 kernels.
   const SimResult r = run_cufft(Json::object());
   EXPECT_EQ(r.stats.kernels, 16u);
   EXPECT_EQ(r.stats.blocks, 2u * (1 + 256));
-  EXPECT_EQ(r.stats.end_time, Nanos{2 * 160'005});
+  EXPECT_EQ(r.stats.end_time, Nanos{2 * 149'230});
 }
 
 TEST(CufftScenario, AMaskOfThreeTpcsRunsInFortyThreeWaves) {
-  // ~0x7: TPCs 0-2, 6 SMs: 59975 + ceil(256/6)·14290 = 674445 ns an iteration.
+  // ~0x7: TPCs 0-2, 6 SMs: 49200 + ceil(256/6)·14290 = 663670 ns an iteration.
   const SimResult r = run_cufft({{"sm_mask", "~0x7"}});
   EXPECT_EQ(r.stats.kernels, 2u * 44);
-  EXPECT_EQ(r.stats.end_time, Nanos{2 * 674'445});
+  EXPECT_EQ(r.stats.end_time, Nanos{2 * 663'670});
 }

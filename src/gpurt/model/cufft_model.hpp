@@ -14,9 +14,10 @@
 // Fit (RTX 3060 Ti, seed §III-C Fig. 4 and Example 1, 2^24 points; docs/validation.md rows
 // fft-fig4-l24-k1 and fft-fig4-l24-k4, both marked fitted): the simulated profile on the
 // calibrated rtx3060ti preset -- whose blocks pay the interference factor 1.05, the worst-case
-// jitter 1.05 and, on an SM's first block of a run, the switch cost 1.15 (docs/simulator.md
-// "Performance model") -- gives L(k) = 1.268·s + c(k)·W with c(1) = 1.1038 and c(4) = 0.2769,
-// so L(1) = 9101 µs and L(4) = 2501 µs give W(24) = 7981.6 µs and s(24) = 229.4 µs; with
+// jitter 1.05 and, on an SM's first block of a run, the switch cost 1.35 (docs/simulator.md
+// "Performance model") -- gives L(k) = 1.4884·s + c(k)·W with c(k) = 1.1025·(128/k + 0.35)/128,
+// c(1) = 1.1055 and c(4) = 0.2786, so L(1) = 9101 µs and L(4) = 2501 µs give W(24) = 7981.6 µs
+// (independent of the switch cost: c(1) − c(4) is) and s(24) = 186.3 µs; with
 // a = 3.5 µs this fixes b, and w = 7981.6 µs / (2^24·24). Other sizes and GPUs are predictions
 // of this fit (the same per-SM speed is assumed for the GTX 1070 and RTX 2080 Ti, whose presets
 // keep the ideal model: the seed gives no times for them).
@@ -33,7 +34,7 @@ namespace gpurt {
 /// The model's fitted constants (defaults: the fit above). Times in nanoseconds.
 struct CufftModelParams {
   double serial_base_ns = 3'500;                                       ///< a
-  double serial_per_point_ns = 225'900.0 / 16'777'216.0;               ///< b: (229.4 − 3.5) µs / 2^24
+  double serial_per_point_ns = 182'800.0 / 16'777'216.0;               ///< b: (186.3 − 3.5) µs / 2^24
   double work_per_point_stage_ns = 7'981'600.0 / (16'777'216.0 * 24);  ///< w, per unit of 2 SMs
   int max_parallel_blocks = 256;                                       ///< clamp of B
   /// A block of the FFT that starts while another kernel is resident on the GPU runs this many
