@@ -114,7 +114,9 @@ struct Run {
   int cycles;     // per participant
 };
 
-void stress(const Run& run) {
+// One run; every correctness check is made here. `queued` gets the grants that went through the
+// queue (a request granted on arrival has epoch == ticket + 1).
+void stress_once(const Run& run, std::int64_t& queued) {
   const std::string name = gpurt::test::unique_name("stress");
   const int participants = run.threads + run.processes;
   const int cycles = scaled(run.cycles);
@@ -162,17 +164,30 @@ void stress(const Run& run) {
   EXPECT_EQ(board->errors.load(), 0);
   std::vector<LockEvent> events(log, log + log_size);
   for (const LockEvent& e : events) ASSERT_NE(e.epoch, 0U) << "a participant did not finish (starved?)";
-  // The run must have contended: a good share of grants went through the queue (a request
-  // granted on arrival has epoch == ticket + 1).
-  const auto queued = std::count_if(events.begin(), events.end(), [](const LockEvent& e) {
-    return e.release == 0 && e.epoch != e.ticket + 1;
-  });
-  ::testing::Test::RecordProperty("queued_grants", static_cast<int>(queued));
-  EXPECT_GT(queued, std::max(10, participants * cycles / 1000)) << "too little contention to test the queue";
+  queued = std::count_if(events.begin(), events.end(),
+                         [](const LockEvent& e) { return e.release == 0 && e.epoch != e.ticket + 1; });
   EXPECT_EQ(gpurt::test::replay(events, run.units, run.policy == gpurt::SmlpLock::Policy::priority), "");
   munmap(log, log_size * sizeof(LockEvent));
   munmap(board, sizeof(Board));
   gpurt::SmlpLock::unlink(name);
+}
+
+// The run must also have contended: a good share of grants went through the queue, or the queue
+// was not tested. How much the participants overlap is up to the OS scheduler: on a loaded
+// 2-core machine (ctest -j2) a short run can be serialised into almost no contention (seen: 0 and
+// 14 queued grants of 20 required in 40 runs beside two busy loops), so a run without enough
+// contention is repeated, up to five runs; each run is checked in full.
+void stress(const Run& run) {
+  const std::int64_t wanted = std::max(10, (run.threads + run.processes) * scaled(run.cycles) / 1000);
+  std::int64_t queued = 0;
+  for (int attempt = 1; attempt <= 5; ++attempt) {
+    stress_once(run, queued);
+    if (::testing::Test::HasFailure()) return;
+    ::testing::Test::RecordProperty("queued_grants", static_cast<int>(queued));
+    if (queued > wanted) return;
+  }
+  ADD_FAILURE() << "too little contention to test the queue in five runs: " << queued << " queued grants, "
+                << wanted << " wanted";
 }
 
 }  // namespace
