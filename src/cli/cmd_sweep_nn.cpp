@@ -15,7 +15,8 @@ namespace {
 struct SweepNnArgs {
   NnSweepOptions options;
   std::string platform = "radeon-vii", model = "calibrated", tables = "6.1,6.2,6.3";
-  double seconds = 60, memory_bandwidth = -1, stall_ms = -1, lock_handoff_ms = -1;
+  double seconds = 60, memory_bandwidth = -1, stall_ms = -1, lock_handoff_ms = -1, launch_cpu_us = -1,
+         host_per_image_us = -1;
   SweepRunArgs run;
 };
 
@@ -42,6 +43,8 @@ void run_sweep_nn(const SweepNnArgs& a) {
   if (a.memory_bandwidth >= 0) o.platform.model.memory_bandwidth = a.memory_bandwidth;
   if (a.stall_ms >= 0) o.model.stall = Nanos{std::llround(a.stall_ms * 1e6)};
   if (a.lock_handoff_ms >= 0) o.model.lock_handoff = Nanos{std::llround(a.lock_handoff_ms * 1e6)};
+  if (a.launch_cpu_us >= 0) o.model.launch_cpu = Nanos{std::llround(a.launch_cpu_us * 1e3)};
+  if (a.host_per_image_us >= 0) o.model.host_per_image = Nanos{std::llround(a.host_per_image_us * 1e3)};
   o.duration = Nanos{static_cast<std::int64_t>(a.seconds * 1e9)};
   const std::string note =
       fmt::format("SIMULATED on {} ({} s per scenario, seed {})", o.platform.id, a.seconds, o.seed);
@@ -62,10 +65,11 @@ void add_sweep_nn(CLI::App& app) {
       "Dissertation §6.2-6.3: US-MobileNet tasks under locking and partitioning (Tables 6.1-6.3) (CSV)");
   cmd->footer(
       "Every number is SIMULATED: the workload model of docs/simulator.md \"Neural-network tasks\"\n"
-      "(Table 5.2's kernel and job times; kernel parallelism and memory-bound fraction fitted to\n"
-      "Table 6.3's four isolated means, CPU jitter to its isolated standard deviation, host stalls\n"
-      "to two of its isolated maxima, the per-job lock hand-off to one Table 6.2 mean; nothing\n"
-      "else). docs/validation.md compares each row with the seed.\n"
+      "(Table 5.2's kernel times, and its job times for the host's pipelined launches; kernel\n"
+      "parallelism and memory-bound fraction fitted to Table 6.3's four isolated means, host jitter\n"
+      "to its isolated standard deviation, host stalls to two of its isolated maxima, the per-job\n"
+      "lock hand-off to one Table 6.2 mean; nothing else). docs/validation.md compares each row\n"
+      "with the seed.\n"
       "Example (both tables, 10 simulated seconds per scenario):\n"
       "  gpurt sweep nn --seconds 10 --out nn.csv");
   auto a = std::make_shared<SweepNnArgs>();
@@ -91,8 +95,9 @@ void add_sweep_nn(CLI::App& app) {
   cmd->add_option("--memory-bandwidth", a->memory_bandwidth,
                   "Override the platform's model.memory_bandwidth (resident blocks' summed memory fractions)")
       ->check(finite_in(0.0, 1e9));
-  cmd->add_option("--cpu-jitter", o.model.cpu_jitter,
-                  "CPU segments x (1 + U(-J, J)) (default: the fitted value)")
+  cmd->add_option(
+         "--cpu-jitter", o.model.cpu_jitter,
+         "Host time x (1 + U(-J, J)), one draw a job with pipelined launches (default: the fitted value)")
       ->check(finite_in(0.0, 1.0));
   cmd->add_option("--stall-probability", o.model.stall_probability,
                   "Chance that a job's host side stalls (default: the fitted value)")
@@ -103,6 +108,14 @@ void add_sweep_nn(CLI::App& app) {
                   "Per-job lock: delay of a task granted the lock after waiting for it, ms (default: the "
                   "fitted value)")
       ->check(finite_in(0.0, 3.6e6));
+  cmd->add_option("--launch-cpu-us", a->launch_cpu_us,
+                  "Pipelined launches: host time before each kernel launch, us (0: the two CPU segments; "
+                  "default: the fitted value)")
+      ->check(finite_in(0.0, 1e6));
+  cmd->add_option("--host-per-image-us", a->host_per_image_us,
+                  "Pipelined launches: serial host time per image of the batch before the first launch, us "
+                  "(default: the fitted value)")
+      ->check(finite_in(0.0, 1e6));
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep_nn(*a); });
 }

@@ -79,6 +79,11 @@ void check_model(const NnKernelModel& m) {
   if (m.lock_handoff < Nanos{0} || m.lock_handoff > Nanos{3'600'000'000'000})
     throw Error(
         fmt::format("network tasks: lock_handoff = {} ns must be in [0, 1 h]", m.lock_handoff.count()));
+  if (m.launch_cpu < Nanos{0} || m.launch_cpu > Nanos{1'000'000'000} || m.host_per_image < Nanos{0} ||
+      m.host_per_image > Nanos{1'000'000'000})
+    throw Error(
+        fmt::format("network tasks: launch_cpu = {} ns and host_per_image = {} ns must be in [0, 1 s]",
+                    m.launch_cpu.count(), m.host_per_image.count()));
 }
 
 }  // namespace
@@ -110,7 +115,14 @@ std::vector<bool> nn_partition(const Platform& platform, int first, int count) {
 namespace {
 
 // A task's timers: tag = task * timer_kinds + kind.
-enum Timer { cpu_before_done = 0, cpu_after_done = 1, prepared = 2, synced = 3, timer_kinds = 4 };
+enum Timer {
+  cpu_before_done = 0,
+  cpu_after_done = 1,
+  prepared = 2,
+  synced = 3,
+  launch_next = 4,
+  timer_kinds = 5
+};
 
 struct NnTask {
   NnTaskSpec spec;
@@ -120,6 +132,8 @@ struct NnTask {
   std::vector<int> slot_streams;
   Nanos job_start{0};
   int kernels_left = 0;
+  int launches_left = 0;     ///< pipelined launches still to make in this job
+  double host_factor = 1.0;  ///< pipelined: this job's host speed, 1 + U(-cpu_jitter, cpu_jitter)
   int slot = -1;
   bool handoff = false;      ///< k_exclusion: had to wait for a slot (pays lock_handoff once granted)
   std::int64_t started = 0;  ///< jobs begun
@@ -160,10 +174,18 @@ class NnDriver final : public sim::SimDriver {
       case cpu_before_done:
         if (_o.management == NnManagement::kernel_lock) {
           _tasks[i].kernels_left = _tasks[i].spec.workload.kernels;
-          timer(sim, sim.now() + _o.launch_latency, i, prepared);
+          timer(sim, sim.now() + launch_host(_tasks[i]) + _o.launch_latency, i, prepared);
+        } else if (pipelined()) {
+          _tasks[i].kernels_left = _tasks[i].launches_left = _tasks[i].spec.workload.kernels;
+          timer(sim, sim.now() + launch_host(_tasks[i]), i, launch_next);
         } else {
           launch(sim, i);
         }
+        break;
+      case launch_next:  // pipelined: the host has spent launch_cpu on this kernel and queues it
+        sim.driver_launch(stream_of(_tasks[i]), kernel_of(_tasks[i]), static_cast<int>(i),
+                          static_cast<int>(i));
+        if (--_tasks[i].launches_left > 0) timer(sim, sim.now() + launch_host(_tasks[i]), i, launch_next);
         break;
       case prepared:  // the launch call reached the lock (ihipModuleLaunchKernel, before enqueueing)
         _waiting.push_back(i);
@@ -172,9 +194,13 @@ class NnDriver final : public sim::SimDriver {
       case synced:  // the task saw its kernel complete: release the lock, then the next kernel
         _slot_free[0] = true;
         if (--_tasks[i].kernels_left == 0) {
-          timer(sim, sim.now() + cpu_segment(_tasks[i]), i, cpu_after_done);
+          if (pipelined()) {
+            finish_job(sim, i);
+          } else {
+            timer(sim, sim.now() + cpu_segment(_tasks[i]), i, cpu_after_done);
+          }
         } else {
-          timer(sim, sim.now() + _o.launch_latency, i, prepared);
+          timer(sim, sim.now() + launch_host(_tasks[i]) + _o.launch_latency, i, prepared);
         }
         grant_kernel(sim);
         break;
@@ -190,7 +216,12 @@ class NnDriver final : public sim::SimDriver {
       timer(sim, sim.now() + _o.sync_latency, i, synced);
       return;
     }
-    if (--t.kernels_left == 0) timer(sim, sim.now() + cpu_segment(t), i, cpu_after_done);
+    if (--t.kernels_left > 0) return;
+    if (pipelined()) {
+      finish_job(sim, i);  // the host, waiting in its sync, sees the last kernel complete
+    } else {
+      timer(sim, sim.now() + cpu_segment(t), i, cpu_after_done);
+    }
   }
 
   NnSimResult result() const {
@@ -231,9 +262,26 @@ class NnDriver final : public sim::SimDriver {
     return Nanos{std::llround(half * (1 + u))};
   }
 
-  // The job's first CPU segment: jittered, and now and then stalled on the host.
-  Nanos first_segment(const NnTask& t) {
-    Nanos d = cpu_segment(t);
+  bool pipelined() const { return _o.model.launch_cpu > Nanos{0}; }
+
+  // Pipelined: the host time before one launch, at the job's host speed. Otherwise none.
+  Nanos launch_host(const NnTask& t) const {
+    if (!pipelined()) return Nanos{0};
+    return Nanos{std::llround(static_cast<double>(_o.model.launch_cpu.count()) * t.host_factor)};
+  }
+
+  // The job's first CPU segment: jittered, and now and then stalled on the host. Pipelined: the
+  // serial host part, host_per_image per image, at the job's host speed (drawn here, once a job).
+  Nanos first_segment(NnTask& t) {
+    Nanos d{0};
+    if (pipelined()) {
+      const double j = _o.model.cpu_jitter;
+      t.host_factor = 1 + (j > 0 ? _rng.uniform(-j, j) : 0.0);
+      d = Nanos{std::llround(static_cast<double>(_o.model.host_per_image.count()) * t.spec.workload.batch *
+                             t.host_factor)};
+    } else {
+      d = cpu_segment(t);
+    }
     const NnKernelModel& m = _o.model;
     if (m.stall_probability > 0 && m.stall > Nanos{0} && _stall_rng.uniform01() < m.stall_probability)
       d += Nanos{std::llround(_stall_rng.uniform01() * static_cast<double>(m.stall.count()))};
@@ -290,12 +338,16 @@ class NnDriver final : public sim::SimDriver {
     }
   }
 
+  int stream_of(const NnTask& t) const {
+    if (_o.management == NnManagement::partitioned) return t.own_stream;
+    if (_o.management == NnManagement::k_exclusion && !t.slot_streams.empty())
+      return t.slot_streams[static_cast<std::size_t>(t.slot)];
+    return t.whole_stream;
+  }
+
   void launch(sim::Simulator& sim, std::size_t i) {
     NnTask& t = _tasks[i];
-    int stream = t.whole_stream;
-    if (_o.management == NnManagement::partitioned) stream = t.own_stream;
-    if (_o.management == NnManagement::k_exclusion && !t.slot_streams.empty())
-      stream = t.slot_streams[static_cast<std::size_t>(t.slot)];
+    const int stream = stream_of(t);
     const KernelSpec k = kernel_of(t);
     t.kernels_left = t.spec.workload.kernels;
     // Asynchronous launches: every kernel is queued at once and the stream runs them in order.
