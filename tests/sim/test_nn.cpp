@@ -91,6 +91,20 @@ TEST(NnSim, PipelinedLaunchesEndAtTheSlowerOfHostAndGpu) {
               0.25 * 7'840'000 * 0.1 / std::sqrt(3.0));
 }
 
+// launch_cpu = 0 keeps the earlier structure: half of the job's CPU time (Table 5.2's job minus
+// kernel time, 4.139 ms) before its kernels, all queued at once and run back to back
+// (104 x 47154 ns), the other half after: 2069500 + 4904016 + 2069500 = 9043016 ns, Table 5.2's
+// 9.043 ms.
+TEST(NnSim, WithoutPipelinedLaunchesAJobIsItsCpuSegmentsAroundItsKernels) {
+  NnSimOptions o = quiet(NnManagement::unmanaged);
+  o.model.reference_blocks = 60;
+  o.model.launch_cpu = Nanos{0};
+  const NnSimResult r = simulate_nn(radeon_ideal(), copies("medium", 1), o);
+  ASSERT_GT(r.measured.jobs, 10);
+  EXPECT_EQ(r.measured.min, Nanos{9'043'016});
+  EXPECT_EQ(r.measured.max, Nanos{9'043'016});
+}
+
 // Without the memory model a medium kernel's 60 CU-filling blocks take 4 waves on 15 CUs,
 // 4 x 47154 = 188616 ns, longer than a launch (64 us): the job turns GPU-bound,
 // 32 x 77 + 64 us + 104 x 188616 ns = 22144064 ns.
