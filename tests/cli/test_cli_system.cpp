@@ -20,7 +20,7 @@ const std::string kExamples = GPURT_SOURCE_DIR "/examples/";
 
 TEST_F(CliSystem, FederatedProtectsMediumAsJson) {
   const Outcome r = cli("simulate-system " + kExamples +
-                        "system/medium-vs-large.json --policy federated --horizon 100 --json");
+                        "system/medium-vs-large.json --policy federated --horizon 100 --model ideal --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
   EXPECT_TRUE(j.at("simulated").get<bool>());
@@ -29,11 +29,27 @@ TEST_F(CliSystem, FederatedProtectsMediumAsJson) {
   EXPECT_EQ(j.at("tasks")[0].at("worst_response").get<double>(), 1.5);
   EXPECT_EQ(j.at("tasks")[0].at("units").get<int>(), 15);
   EXPECT_EQ(j.at("tasks")[0].at("jobs").get<int>(), 5);
+  EXPECT_EQ(j.at("model"), "ideal");
+  // The preset's calibrated model (radeon-vii: kernel_jitter 0.02) scales each WCET kernel by
+  // (1 + V)/1.02, V in [0, 0.02]: never slower than the 1 ms it was given, at worst 2 % faster.
+  const Outcome c = cli("simulate-system " + kExamples +
+                        "system/medium-vs-large.json --policy federated --horizon 100 --json");
+  ASSERT_EQ(c.code, 0) << c.err;
+  const gpurt::Json jc = gpurt::parse_json(c.out, "stdout");
+  EXPECT_EQ(jc.at("model"), "calibrated");
+  const double worst = jc.at("tasks")[0].at("worst_response").get<double>();
+  EXPECT_LT(worst, 1.5);
+  EXPECT_GE(worst, 0.5 + 1.0 / 1.02 - 1e-6);
+  const Outcome bad = cli("simulate-system " + kExamples +
+                          "system/medium-vs-large.json --policy federated --horizon 100 --model exact");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(bad.out.empty());
+  EXPECT_NE(bad.err.find("--model"), std::string::npos) << bad.err;
 }
 
 TEST_F(CliSystem, TableAndBadInput) {
   const Outcome r = cli("simulate-system " + kExamples +
-                        "system/four-identical.json --policy kx --k 1 --job-lock --horizon 48");
+                        "system/four-identical.json --policy kx --k 1 --job-lock --horizon 48 --model ideal");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("simulated"), std::string::npos);
   EXPECT_NE(r.out.find("nn3      2     20    20"), std::string::npos) << r.out;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "gpurt/analysis/smlp.hpp"
@@ -106,6 +107,80 @@ TEST(PerfModel, JitterIsSeededBoundedAndMaximalInWorstCaseMode) {
   EXPECT_EQ(fresh.start(k).count(), PerfModel(p, 1, 42, false).start(k).count());
 }
 
+// kernel_jitter: one draw per kernel launch, shared by all its blocks whatever their keys, SMs or
+// order; launches draw independently; bounded by [1, 1 + kernel_jitter]; the largest in worst-case
+// mode; and a WCET block is scaled down by it like by every other draw.
+TEST(PerfModel, KernelJitterIsOneDrawPerLaunchSharedByItsBlocks) {
+  PerfParams p;
+  p.kernel_jitter = 0.2;
+  EXPECT_FALSE(p.blocks_ideal());
+  PerfModel a(p, 4, 7, false), w(p, 4, 7, true);
+  std::set<std::int64_t> per_launch;
+  for (std::uint64_t launch = 0; launch < 100; ++launch) {
+    std::set<std::int64_t> blocks;
+    for (std::uint64_t i = 0; i < 8; ++i) {
+      BlockStart k = block(static_cast<int>(i % 4), 0);
+      k.kernel = launch;
+      k.key = launch * 1'000'003 + i;
+      const auto x = a.start(k).count();
+      blocks.insert(x);
+      EXPECT_GE(x, 1000);
+      EXPECT_LE(x, 1200);
+      EXPECT_EQ(w.start(k).count(), 1200);
+    }
+    EXPECT_EQ(blocks.size(), 1u) << "launch " << launch;  // its blocks share the draw
+    per_launch.insert(*blocks.begin());
+  }
+  EXPECT_GT(per_launch.size(), 50u);  // launches draw independently over the interval
+  // The draw depends on the seed and the launch alone, not on what was drawn before.
+  BlockStart k = block(0, 0);
+  k.kernel = 99;
+  EXPECT_EQ(PerfModel(p, 4, 7, false).start(k).count(), a.start(k).count());
+  PerfModel other(p, 4, 8, false), again(p, 4, 7, false);
+  int differs = 0;
+  for (std::uint64_t launch = 0; launch < 20; ++launch) {
+    BlockStart l = block(0, 0);
+    l.kernel = launch;
+    differs += other.start(l).count() != again.start(l).count();
+  }
+  EXPECT_GT(differs, 10);  // another seed, other draws
+  // A WCET of 1200 ns is the worst draw: with the draw 1 + u it runs 1200 (1 + u) / 1.2 ns.
+  BlockStart c = k;
+  c.isolated = Nanos{1200};
+  c.wcet = true;
+  EXPECT_EQ(PerfModel(p, 4, 7, true).start(c).count(), 1200);
+  const std::int64_t scaled = PerfModel(p, 4, 7, false).start(c).count(), plain = a.start(k).count();
+  EXPECT_LE(std::abs(scaled - plain), 1);  // floor vs ceil
+}
+
+// In the engine a launch's blocks share one kernel_jitter draw: a 4-block kernel on 4 SMs has
+// four equal block times, and the next iteration's launch draws again.
+TEST(PerfModel, EngineGivesEveryBlockOfALaunchItsKernelsDraw) {
+  Platform p = *find_platform_preset("jetson-tx2");
+  p.sms = 4;
+  p.max_threads = 1024;
+  p.model.kernel_jitter = 0.5;
+  const std::string config = R"({"name": "kj", "max_iterations": 6, "max_time": 0,
+    "benchmarks": [{"filename": "timer_spin.so", "log_name": "a.json", "label": "A",
+      "thread_count": 1024, "block_count": 4, "additional_info": 1000000}]})";
+  const SimResult r = test::run_text(config, p);
+  std::set<std::int64_t> launches;
+  int kernels = 0;
+  for (const auto& inst : r.trace.instances)
+    for (const auto& it : inst.iterations)
+      for (const auto& kr : it.kernels) {
+        ++kernels;
+        ASSERT_EQ(kr.blocks.size(), 4u);
+        const auto d = (kr.blocks[0].end - kr.blocks[0].start).count();
+        EXPECT_GE(d, 1'000'000);
+        EXPECT_LE(d, 1'500'000);
+        for (const auto& b : kr.blocks) EXPECT_EQ((b.end - b.start).count(), d);
+        launches.insert(d);
+      }
+  EXPECT_EQ(kernels, 6);
+  EXPECT_GT(launches.size(), 3u);  // six launches, six draws (equal ones would be a 1e-6 chance)
+}
+
 // Two instances on a one-SM GPU whose SM holds one block at a time: the second instance's block
 // runs on an SM that last ran the first instance's (instances are localities in configs).
 TEST(PerfModel, EngineChargesTheSwitchBetweenInstancesNotWithinOne) {
@@ -167,14 +242,17 @@ TEST(PerfModel, ConfigsDeclareTheMemoryFractionBandwidthActsOn) {
 }
 
 TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
-  const Json good =
-      parse_json(R"({"preset": "h100", "model": {"switch_cost": 0.2, "jitter": 0.01}})", "p.json");
+  const Json good = parse_json(
+      R"({"preset": "h100", "model": {"switch_cost": 0.2, "jitter": 0.01, "kernel_jitter": 0.03}})",
+      "p.json");
   const Platform p = parse_platform(JsonNode(good, "p.json"));
   EXPECT_DOUBLE_EQ(p.model.switch_cost, 0.2);
   EXPECT_DOUBLE_EQ(p.model.jitter, 0.01);
+  EXPECT_DOUBLE_EQ(p.model.kernel_jitter, 0.03);
   EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(p).dump(), "q.json"), "q.json")).model, p.model);
   for (const char* bad :
        {R"({"preset": "h100", "model": {"jitter": -0.1}})", R"({"preset": "h100", "model": {"switch": 0.1}})",
+        R"({"preset": "h100", "model": {"kernel_jitter": 101}})",
         R"({"preset": "h100", "model": {"memory_bandwidth": "x"}})"}) {
     const Json doc = parse_json(bad, "p.json");
     EXPECT_THROW(parse_platform(JsonNode(doc, "p.json")), InputError) << bad;

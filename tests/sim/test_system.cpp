@@ -30,8 +30,11 @@ SmlpSystem two_tasks() {
   return s;
 }
 
+// Exact timelines of the arbitration rules: every block runs its isolated time whatever the
+// platform's performance model (the Radeon VII preset's kernel_jitter would move them).
 SystemSimResult run(const SmlpSystem& s, Arbitration policy, int k = 2, bool job_lock = false) {
   SystemSimOptions o;
+  o.ideal_model = true;
   o.policy = policy;
   o.horizon = us(1000);  // ten jobs per task
   o.k = k;

@@ -154,6 +154,7 @@ double worst_ms(const SystemSimResult& r) {
 
 TEST(SystemSimDissertation, Sec62KExclusionLosesCapacityAgainstUnmanagedSharing) {
   SystemSimOptions o;
+  o.ideal_model = true;  // exact timelines (the preset's kernel_jitter would shorten WCET kernels)
   o.horizon = ms(800);
   o.job_level_lock = true;  // §6.2 locks per job
   o.policy = Arbitration::best_effort;
@@ -215,6 +216,7 @@ SmlpSystem medium_vs_large() {
 
 TEST(SystemSimDissertation, Sec63PartitioningProtectsTheHighPriorityTask) {
   SystemSimOptions o;
+  o.ideal_model = true;  // exact timelines (the preset's kernel_jitter would shorten WCET kernels)
   o.horizon = ms(500);
   o.policy = Arbitration::best_effort;
   const SystemSimResult unmanaged = simulate_system(medium_vs_large(), o);

@@ -4,7 +4,8 @@ namespace gpurt {
 
 PerfParams parse_perf_params(const JsonNode& node) {
   node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
-                      "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release", "comment"});
+                      "kernel_jitter", "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release",
+                      "comment"});
   PerfParams p;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
@@ -18,6 +19,7 @@ PerfParams parse_perf_params(const JsonNode& node) {
   read("coresidence_cost", p.coresidence_cost);
   read("spread_cost", p.spread_cost);
   read("jitter", p.jitter);
+  read("kernel_jitter", p.kernel_jitter);
   if (auto v = node.find("memory_bandwidth")) {
     p.memory_bandwidth = v->as_number();
     if (!(p.memory_bandwidth >= 0 && p.memory_bandwidth <= 1e6))
@@ -44,12 +46,18 @@ PerfParams parse_perf_params(const JsonNode& node) {
   return p;
 }
 
+PerfParams ideal_blocks(PerfParams p) {
+  p.switch_cost = p.coresidence_cost = p.spread_cost = p.memory_bandwidth = p.jitter = p.kernel_jitter = 0;
+  return p;
+}
+
 Json to_json(const PerfParams& p) {
   return Json{{"switch_cost", p.switch_cost},
               {"coresidence_cost", p.coresidence_cost},
               {"spread_cost", p.spread_cost},
               {"memory_bandwidth", p.memory_bandwidth},
               {"jitter", p.jitter},
+              {"kernel_jitter", p.kernel_jitter},
               {"host_cores", p.host_cores},
               {"host_slice_us", p.host_slice_us},
               {"block_dispatch_ns", p.block_dispatch_ns},

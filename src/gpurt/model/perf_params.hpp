@@ -30,6 +30,11 @@ struct PerfParams {
   /// Run-to-run variability: a block's time is multiplied by 1 + U, U uniform in [0, jitter],
   /// drawn from the simulation's seed (same seed, same bytes).
   double jitter = 0;
+  /// Run-to-run variability shared by a kernel's blocks: every block of one launch is multiplied
+  /// by the same 1 + U, U uniform in [0, kernel_jitter], drawn once per launch from the seed (the
+  /// clock and memory state a launch meets varies from launch to launch, and all its blocks see
+  /// it; per-block draws average out over a grid's blocks).
+  double kernel_jitter = 0;
   /// Host CPU contention (FFT/SMLP §IV-A: N host threads, each waiting for its job in
   /// cudaStreamSynchronize, Alg. 1 line 10): the CPU cores that run the tasks' threads
   /// (0: as many as threads, the mechanism off). A thread spinning there (best effort: every
@@ -59,7 +64,7 @@ struct PerfParams {
   /// True when every block-time mechanism is off (every block runs its isolated time).
   bool blocks_ideal() const noexcept {
     return switch_cost == 0 && coresidence_cost == 0 && spread_cost == 0 && memory_bandwidth == 0 &&
-           jitter == 0;
+           jitter == 0 && kernel_jitter == 0;
   }
   /// True when every mechanism is off (the ideal model).
   bool ideal() const noexcept {
@@ -68,6 +73,10 @@ struct PerfParams {
   }
   bool operator==(const PerfParams&) const = default;
 };
+
+/// `params` with every block-time mechanism off (the ideal model of blocks: each runs its
+/// isolated time), the dispatch rules (block_dispatch_ns, wave_release) and host contention kept.
+PerfParams ideal_blocks(PerfParams params);
 
 /// Reads a "model" object (keys as the fields above; absent keys stay 0). Throws InputError.
 PerfParams parse_perf_params(const JsonNode& node);

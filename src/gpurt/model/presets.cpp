@@ -27,6 +27,10 @@ constexpr double kRadeonViiMemoryBandwidth = 35;
 // full-sharing mean (on a 0.05 grid, with the examples' block times refitted to the two
 // isolated means at each grid value).
 constexpr double kRadeonViiWaveRelease = 0.95;
+// Radeon VII run-to-run variability (PerfParams::kernel_jitter; docs/simulator.md "Run-to-run
+// variability on the Radeon VII"): scripts/fit-amd --stage jitter, on ONE number, Dissertation
+// Table 4.1's isolated MM1024 standard deviation (0.018 ms).
+constexpr double kRadeonViiKernelJitter = 0.02;
 
 std::array<Platform, 9> presets() {
   return {{
@@ -113,6 +117,7 @@ std::array<Platform, 9> with_models() {
     if (p.id == "radeon-vii") {
       p.model.memory_bandwidth = kRadeonViiMemoryBandwidth;
       p.model.wave_release = kRadeonViiWaveRelease;
+      p.model.kernel_jitter = kRadeonViiKernelJitter;
     }
   }
   return table;

@@ -96,12 +96,18 @@ NnKernelShape nn_kernel_shape(const NnWorkload& w, const NnKernelModel& model, c
   s.blocks = nn_blocks(w, model);
   // Every factor of the performance model depends on block counts only, so a kernel's span is
   // proportional to its block time: measure it at 1 ms and scale.
+  // The probe runs without the launch's shared draw (kernel_jitter), which then scales the block
+  // time by its mean, 1 + kernel_jitter/2: kernels average Table 5.2's time, not one draw's.
   constexpr std::int64_t probe = 1'000'000;
-  OneKernel one(nn_kernel(w, s.blocks, Nanos{probe}, platform, model.memory_fraction));
-  sim::run_driven(platform, one);
+  Platform steady = platform;
+  steady.model.kernel_jitter = 0;
+  OneKernel one(nn_kernel(w, s.blocks, Nanos{probe}, steady, model.memory_fraction));
+  sim::run_driven(steady, one);
   const double per_kernel = static_cast<double>(w.kernel_time.count()) / w.kernels;
-  s.block_time = Nanos{std::max<std::int64_t>(
-      1, std::llround(per_kernel * static_cast<double>(probe) / static_cast<double>(one.span.count())))};
+  const double mean_draw = 1.0 + platform.model.kernel_jitter / 2;
+  s.block_time =
+      Nanos{std::max<std::int64_t>(1, std::llround(per_kernel * static_cast<double>(probe) /
+                                                   static_cast<double>(one.span.count()) / mean_draw))};
   return s;
 }
 

@@ -41,11 +41,17 @@ Nanos PerfModel::start(const BlockStart& b) {
   std::uint64_t state = _seed ^ (b.key * 0x9E3779B97F4A7C15ULL);
   const double u = _worst ? 1.0 : static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
   factor *= 1.0 + _p.jitter * u;
+  if (_p.kernel_jitter > 0) {
+    std::uint64_t kstate = (_seed + 0x632BE59BD9B4E019ULL) ^ ((b.kernel + 1) * 0xD1B54A32D192ED03ULL);
+    const double uk = _worst ? 1.0 : static_cast<double>(splitmix64(kstate) >> 11) * 0x1.0p-53;
+    factor *= 1.0 + _p.kernel_jitter * uk;
+  }
   if (b.wcet) {
     // The WCET already holds the worst of every draw: scale down by the worst factor (the
     // spread factor, known exactly, cancels).
     const double spread = b.span > 1 ? 1.0 + _p.spread_cost * std::log2(static_cast<double>(b.span)) : 1.0;
-    factor /= (1.0 + _p.switch_cost) * (1.0 + _p.coresidence_cost) * (1.0 + _p.jitter) * spread;
+    factor /= (1.0 + _p.switch_cost) * (1.0 + _p.coresidence_cost) * (1.0 + _p.jitter) *
+              (1.0 + _p.kernel_jitter) * spread;
     const double ns = std::floor(static_cast<double>(b.isolated.count()) * std::min(1.0, factor));
     return Nanos{std::clamp<std::int64_t>(static_cast<std::int64_t>(ns), 1, b.isolated.count())};
   }

@@ -29,6 +29,9 @@ struct BlockStart {
   /// function of the seed and this key alone, so a block draws the same value whatever the
   /// other parameters or the order of events (common random numbers; a smooth calibration).
   std::uint64_t key = 0;
+  /// Identifies the block's kernel launch (its arrival sequence): the draw of `kernel_jitter`,
+  /// shared by every block of the launch, is a function of the seed and this alone.
+  std::uint64_t kernel = 0;
 };
 
 class PerfModel {

@@ -375,12 +375,22 @@ class Arbiter final : public sim::SimDriver {
 
 }  // namespace
 
+namespace {
+
+Platform with_ideal_blocks(Platform p) {
+  p.model = ideal_blocks(p.model);
+  return p;
+}
+
+}  // namespace
+
 SystemSimResult simulate_system(const SmlpSystem& system, const SystemSimOptions& options) {
   validate(system.platform);
   if (options.horizon.count() <= 0) throw Error("simulate-system: the horizon must be > 0");
   if (!(options.sporadic_jitter >= 0)) throw Error("simulate-system: sporadic jitter must be >= 0");
   Arbiter arbiter(system, options);
-  const SimStats stats = sim::run_driven(system.platform, arbiter);
+  const SimStats stats =
+      sim::run_driven(options.ideal_model ? with_ideal_blocks(system.platform) : system.platform, arbiter);
   SystemSimResult r = arbiter.result();
   r.stats = stats;
   return r;
