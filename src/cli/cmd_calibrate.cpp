@@ -103,8 +103,9 @@ void add_calibrate(CLI::App& app) {
   auto* cmd = app.add_subcommand("calibrate", "Fit a platform's performance model to measured result files");
   cmd->footer(
       "Simulates each calibration config (--configs, default examples/calibration) and fits the\n"
-      "platform's \"model\" parameters so that the per-instance min, mean and max block times match\n"
-      "the result files measured for it in MEASURED/<config name>/ (what `gpurt bench CONFIG\n"
+      "platform's \"model\" parameters so that per-instance statistics of the block times (10th\n"
+      "percentile, mean, 90th percentile; 10th and 90th percentiles of a launch's mean block time)\n"
+      "match the result files measured for it in MEASURED/<config name>/ (what `gpurt bench CONFIG\n"
       "--backend gpu --out MEASURED/<config name>` writes; scripts/gpu-check does it). Writes the\n"
       "platform with the fitted model, which every other command accepts as --platform FILE.\n"
       "Example:\n  gpurt calibrate --platform h100 --measured gpu-results/calibration --out "
@@ -115,9 +116,9 @@ void add_calibrate(CLI::App& app) {
       ->required();
   cmd->add_option("--configs", a->configs, "Folder of calibration configs (default examples/calibration)");
   cmd->add_option("--out", a->out, "Platform file to write")->required();
-  cmd->add_option(
-      "--fit", a->fit,
-      "Parameters to fit, comma-separated (default switch_cost,coresidence_cost,spread_cost,jitter)");
+  cmd->add_option("--fit", a->fit,
+                  "Parameters to fit, comma-separated (default "
+                  "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter)");
   cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)");
   cmd->add_flag("--json", a->json, "Print the fit and its residuals as JSON");
   cmd->callback([a] { run_calibrate(*a); });

@@ -16,17 +16,18 @@ const char* kConfigs[] = {"coresidence", "isolated", "spread", "switch"};
 
 TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   const std::string hidden = write("hidden.json", R"({"format": "gpurt/platform@1", "preset": "rtx3060ti",
-      "model": {"switch_cost": 0.2, "coresidence_cost": 0.1, "spread_cost": 0.03, "jitter": 0.08}})");
+      "model": {"switch_cost": 0.2, "coresidence_cost": 0.1, "spread_cost": 0.03, "jitter": 0.08,
+                "kernel_jitter": 0.05}})");
   for (const char* c : kConfigs) {
     const Outcome b =
         cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration/") + c +
             ".json --backend sim --platform " + hidden + " --out " + path(std::string("m/") + c));
     ASSERT_EQ(b.code, 0) << c << ": " << b.err;
   }
-  const Outcome r =
-      cli("calibrate --platform rtx3060ti --fit switch_cost,coresidence_cost,spread_cost,jitter "
-          "--configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
-          path("m") + " --out " + path("fit.json") + " --json");
+  const Outcome r = cli(
+      "calibrate --platform rtx3060ti --fit switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter "
+      "--configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
+      path("m") + " --out " + path("fit.json") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json doc = gpurt::load_json_file(path("fit.json"));
   const gpurt::Platform p = gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json"));
@@ -35,8 +36,9 @@ TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   EXPECT_NEAR(p.model.coresidence_cost, 0.1, 0.02);
   EXPECT_NEAR(p.model.spread_cost, 0.03, 0.01);
   EXPECT_NEAR(p.model.jitter, 0.08, 0.02);
+  EXPECT_NEAR(p.model.kernel_jitter, 0.05, 0.02);
   const gpurt::Json out = gpurt::parse_json(r.out, "stdout");
-  EXPECT_EQ(out["residuals"].size(), 3u * 6);
+  EXPECT_EQ(out["residuals"].size(), 5u * 6);
   EXPECT_LT(out["rms_log_error"].get<double>(), 0.02);
   // The fitted file is a platform every command takes.
   EXPECT_EQ(cli("platforms").code, 0);

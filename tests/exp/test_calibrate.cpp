@@ -43,17 +43,19 @@ TEST(Calibrate, RoundTripRecoversHiddenParametersWithinTheStatedTolerance) {
   hidden.model.coresidence_cost = 0.1;
   hidden.model.spread_cost = 0.03;
   hidden.model.jitter = 0.08;
+  hidden.model.kernel_jitter = 0.05;
   const CalibrationResult r = calibrate(base(), measured_under(hidden, 7));
   EXPECT_NEAR(r.params.switch_cost, 0.2, 0.02);
   EXPECT_NEAR(r.params.coresidence_cost, 0.1, 0.02);
   EXPECT_NEAR(r.params.spread_cost, 0.03, 0.01);
   EXPECT_NEAR(r.params.jitter, 0.08, 0.02);
+  EXPECT_NEAR(r.params.kernel_jitter, 0.05, 0.02);
   EXPECT_LT(r.rms_log_error, 0.02);
-  EXPECT_EQ(r.residuals.size(), 3u * 6);  // p10, mean and p90 of six instances
+  EXPECT_EQ(r.residuals.size(), 5u * 6);  // p10, mean, p90, launch p10 and p90 of six instances
   EXPECT_GT(r.evaluations, 100);
-  std::printf("fitted %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
-              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error,
-              r.evaluations);
+  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.params.kernel_jitter,
+              r.rms_log_error, r.evaluations);
 }
 
 TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
@@ -67,9 +69,10 @@ TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
   EXPECT_NEAR(r.params.coresidence_cost, 0.3, 0.02);
   EXPECT_NEAR(r.params.spread_cost, 0.01, 0.01);
   EXPECT_NEAR(r.params.jitter, 0.02, 0.02);
-  std::printf("fitted %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
-              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.rms_log_error,
-              r.evaluations);
+  EXPECT_NEAR(r.params.kernel_jitter, 0.0, 0.02);  // none hidden: the launches' spread is jitter's
+  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.params.kernel_jitter,
+              r.rms_log_error, r.evaluations);
 }
 
 TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
@@ -78,6 +81,7 @@ TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
   EXPECT_LT(r.params.coresidence_cost, 0.01);
   EXPECT_LT(r.params.spread_cost, 0.005);
   EXPECT_LT(r.params.jitter, 0.01);
+  EXPECT_LT(r.params.kernel_jitter, 0.01);
   EXPECT_LT(r.rms_log_error, 1e-3);
 }
 

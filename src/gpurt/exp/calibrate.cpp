@@ -15,28 +15,42 @@ namespace gpurt {
 namespace {
 
 // What is compared: per instance, the 10th percentile, the mean and the 90th percentile of its
-// block durations (ns). The percentiles separate variability (jitter) from the costs that shift
-// every block, and unlike a minimum or maximum they do not hang on one block's draw.
-constexpr std::size_t kStats = 3;
-constexpr const char* kStatNames[kStats] = {"p10", "mean", "p90"};
+// block durations (ns), and the 10th and 90th percentiles over its kernel launches of a launch's
+// mean block duration. The block percentiles separate variability from the costs that shift
+// every block; the launch percentiles separate the variability a launch's blocks share
+// (kernel_jitter) from the per-block kind (jitter), which averages out within a launch of many
+// blocks. Unlike a minimum or maximum, percentiles do not hang on one draw.
+constexpr std::size_t kStats = 5;
+constexpr const char* kStatNames[kStats] = {"p10", "mean", "p90", "launch_p10", "launch_p90"};
 using Stats = std::array<double, kStats>;
+
+double percentile(const std::vector<double>& sorted, double q) {
+  return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
+}
 
 // Per instance (by log name).
 std::map<std::string, Stats> block_statistics(const Trace& trace) {
   std::map<std::string, Stats> out;
   for (const InstanceTrace& inst : trace.instances) {
-    std::vector<double> d;
+    std::vector<double> d, launches;
+    double sum = 0;
     for (const IterationRecord& it : inst.iterations)
-      for (const KernelRecord& k : it.kernels)
-        for (const BlockRecord& b : k.blocks) d.push_back(static_cast<double>((b.end - b.start).count()));
+      for (const KernelRecord& k : it.kernels) {
+        if (k.blocks.empty()) continue;
+        double launch = 0;
+        for (const BlockRecord& b : k.blocks) {
+          d.push_back(static_cast<double>((b.end - b.start).count()));
+          launch += d.back();
+        }
+        sum += launch;
+        launches.push_back(launch / static_cast<double>(k.blocks.size()));
+      }
     if (d.empty()) continue;
     std::sort(d.begin(), d.end());
-    double sum = 0;
-    for (double x : d) sum += x;
-    const auto at = [&](double q) {
-      return d[static_cast<std::size_t>(q * static_cast<double>(d.size() - 1))];
-    };
-    if (at(0.1) > 0) out[inst.log_name] = {at(0.1), sum / static_cast<double>(d.size()), at(0.9)};
+    std::sort(launches.begin(), launches.end());
+    if (percentile(d, 0.1) > 0)
+      out[inst.log_name] = {percentile(d, 0.1), sum / static_cast<double>(d.size()), percentile(d, 0.9),
+                            percentile(launches, 0.1), percentile(launches, 0.9)};
   }
   return out;
 }
@@ -47,8 +61,10 @@ double& field(PerfParams& p, const std::string& name) {
   if (name == "coresidence_cost") return p.coresidence_cost;
   if (name == "spread_cost") return p.spread_cost;
   if (name == "jitter") return p.jitter;
-  throw Error(
-      fmt::format("calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter)", name));
+  if (name == "kernel_jitter") return p.kernel_jitter;
+  throw Error(fmt::format(
+      "calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter, kernel_jitter)",
+      name));
 }
 constexpr double kUpper = 1.0;  // every fitted fraction is searched in [0, 1]
 
@@ -99,42 +115,69 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     return sum;
   };
 
-  // Coordinate descent: a golden-section search over [0, 1] for each parameter in turn, then a
+  // The search coordinates: the fitted parameters themselves, except that jitter and
+  // kernel_jitter, when both are fitted, are searched as their sum and kernel_jitter's share of
+  // it. A config of one-block kernels sees only the sum (per-block and per-launch draws are the
+  // same draw there), so in the parameters themselves the optimum lies in a diagonal valley that
+  // one-at-a-time searches cross only slowly; the sum and the share are separately identified
+  // (the sum by every block spread, the share by the launch spreads of many-block kernels).
+  const bool both_jitters = std::count(o.fit.begin(), o.fit.end(), "jitter") > 0 &&
+                            std::count(o.fit.begin(), o.fit.end(), "kernel_jitter") > 0;
+  std::vector<std::string> coords;
+  for (const std::string& name : o.fit)
+    if (!both_jitters || (name != "jitter" && name != "kernel_jitter")) coords.push_back(name);
+  if (both_jitters) coords.insert(coords.begin(), {"jitter_total", "kernel_jitter_share"});
+  std::map<std::string, double> x;  // every coordinate starts at 0
+  for (const std::string& c : coords) x[c] = 0;
+  const auto params_at = [&](const std::map<std::string, double>& at) {
+    PerfParams p = result.params;
+    for (const auto& [name, value] : at) {
+      if (name == "jitter_total" || name == "kernel_jitter_share") continue;
+      field(p, name) = value;
+    }
+    if (both_jitters) {
+      p.jitter = at.at("jitter_total") * (1 - at.at("kernel_jitter_share"));
+      p.kernel_jitter = at.at("jitter_total") * at.at("kernel_jitter_share");
+    }
+    return p;
+  };
+
+  // Coordinate descent: a golden-section search over [0, 1] for each coordinate in turn, then a
   // narrower one around the result on later passes. Deterministic (fixed seed, fixed order).
-  double best = cost(result.params);
+  double best = cost(params_at(x));
   std::map<std::string, double> width;
-  for (const std::string& name : o.fit) width[name] = kUpper;
+  for (const std::string& c : coords) width[c] = kUpper;
   for (int sweep = 0; sweep < std::max(1, o.sweeps); ++sweep) {
-    for (const std::string& name : o.fit) {
-      PerfParams trial = result.params;
-      double& x = field(trial, name);
-      const double centre = x;
-      double lo = std::max(0.0, centre - width[name]), hi = std::min(kUpper, centre + width[name]);
+    for (const std::string& c : coords) {
+      auto trial = x;
+      const double centre = x[c];
+      double lo = std::max(0.0, centre - width[c]), hi = std::min(kUpper, centre + width[c]);
       constexpr double g = 0.6180339887498949;
       double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-      x = a;
-      double fa = cost(trial);
-      x = b;
-      double fb = cost(trial);
+      trial[c] = a;
+      double fa = cost(params_at(trial));
+      trial[c] = b;
+      double fb = cost(params_at(trial));
       for (int i = 0; i < 24; ++i) {
         if (fa <= fb) {
           hi = b, b = a, fb = fa, a = hi - g * (hi - lo);
-          x = a;
-          fa = cost(trial);
+          trial[c] = a;
+          fa = cost(params_at(trial));
         } else {
           lo = a, a = b, fa = fb, b = lo + g * (hi - lo);
-          x = b;
-          fb = cost(trial);
+          trial[c] = b;
+          fb = cost(params_at(trial));
         }
       }
       const double candidate = fa <= fb ? a : b, fc = std::min(fa, fb);
       if (fc < best) {
         best = fc;
-        field(result.params, name) = candidate;
+        x[c] = candidate;
       }
-      width[name] = std::max(0.01, width[name] / 2);
+      width[c] = std::max(0.01, width[c] / 2);
     }
   }
+  result.params = params_at(x);
   const auto fitted = simulate_all(result.params);
   double sum = 0;
   for (std::size_t i = 0; i < fitted.size(); ++i)

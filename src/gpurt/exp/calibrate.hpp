@@ -25,15 +25,17 @@ struct CalibrationCase {
 struct CalibrateOptions {
   /// Parameters to fit (PerfParams field names); the others keep the base platform's values.
   /// memory_bandwidth is not fitted: no bundled config declares a memory-bound fraction.
-  std::vector<std::string> fit = {"switch_cost", "coresidence_cost", "spread_cost", "jitter"};
+  std::vector<std::string> fit = {"switch_cost", "coresidence_cost", "spread_cost", "jitter",
+                                  "kernel_jitter"};
   std::uint64_t seed = 1;  ///< the simulations' seed (the measurement is one draw of its own)
-  int sweeps = 6;          ///< coordinate-descent passes over the parameters
+  int sweeps = 10;         ///< coordinate-descent passes over the parameters
 };
 
 /// One statistic: per case and instance, the 10th percentile, mean and 90th percentile of the
-/// block durations.
+/// block durations, and the 10th and 90th percentiles over kernel launches of a launch's mean
+/// block duration.
 struct CalibrationStatistic {
-  std::string name;  ///< "case/instance/p10", ".../mean" or ".../p90"
+  std::string name;  ///< "case/instance/p10", ".../mean", ".../p90", ".../launch_p10" or ".../launch_p90"
   double measured_ns = 0, fitted_ns = 0;
   double log_error() const;  ///< ln(fitted / measured)
 };
