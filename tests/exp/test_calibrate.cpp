@@ -75,6 +75,22 @@ TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
               r.rms_log_error, r.evaluations);
 }
 
+// All the variability at the launch level: the launch percentiles of the 64-block kernels
+// (examples/calibration/spread.json) must put it into kernel_jitter, not jitter.
+TEST(Calibrate, RoundTripSeparatesTheLaunchDrawFromTheBlockDraw) {
+  Platform hidden = base();
+  hidden.model.switch_cost = 0.1;
+  hidden.model.coresidence_cost = 0.1;
+  hidden.model.spread_cost = 0.02;
+  hidden.model.kernel_jitter = 0.1;
+  const CalibrationResult r = calibrate(base(), measured_under(hidden, 11));
+  EXPECT_NEAR(r.params.kernel_jitter, 0.1, 0.02);
+  EXPECT_LT(r.params.jitter, 0.02);
+  EXPECT_NEAR(r.params.switch_cost, 0.1, 0.02);
+  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f\n", r.params.switch_cost, r.params.coresidence_cost,
+              r.params.spread_cost, r.params.jitter, r.params.kernel_jitter, r.rms_log_error);
+}
+
 TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
   const CalibrationResult r = calibrate(base(), measured_under(base(), 7));
   EXPECT_LT(r.params.switch_cost, 0.01);

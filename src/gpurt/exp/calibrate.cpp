@@ -148,6 +148,8 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   std::map<std::string, double> width;
   for (const std::string& c : coords) width[c] = kUpper;
   for (int sweep = 0; sweep < std::max(1, o.sweeps); ++sweep) {
+    if (sweep == std::max(1, o.sweeps) / 2)
+      for (const std::string& c : coords) width[c] = 0.25;  // a second round from the first's result
     for (const std::string& c : coords) {
       auto trial = x;
       const double centre = x[c];
