@@ -373,10 +373,7 @@ class Arbiter final : public sim::SimDriver {
   std::vector<std::vector<int>> _fed_range;
 };
 
-}  // namespace
-
-namespace {
-
+// The platform with its block-time mechanisms off (SystemSimOptions::ideal_model).
 Platform with_ideal_blocks(Platform p) {
   p.model = ideal_blocks(p.model);
   return p;
