@@ -35,60 +35,52 @@ Platform base() {
   return p;
 }
 
+// Simulates the calibration configs under `hidden` (seed `seed`), fits them back from the base
+// preset and checks every parameter at the stated tolerance (docs/simulator.md "Calibration").
+CalibrationResult expect_round_trip(const PerfParams& hidden_model, std::uint64_t seed) {
+  Platform hidden = base();
+  hidden.model = hidden_model;
+  const CalibrationResult r = calibrate(base(), measured_under(hidden, seed));
+  EXPECT_NEAR(r.params.switch_cost, hidden_model.switch_cost, 0.02);
+  EXPECT_NEAR(r.params.coresidence_cost, hidden_model.coresidence_cost, 0.02);
+  EXPECT_NEAR(r.params.spread_cost, hidden_model.spread_cost, 0.01);
+  EXPECT_NEAR(r.params.jitter, hidden_model.jitter, 0.02);
+  EXPECT_NEAR(r.params.kernel_jitter, hidden_model.kernel_jitter, 0.02);
+  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
+              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.params.kernel_jitter,
+              r.rms_log_error, r.evaluations);
+  return r;
+}
+
+PerfParams model(double switch_cost, double coresidence_cost, double spread_cost, double jitter,
+                 double kernel_jitter) {
+  PerfParams p;
+  p.switch_cost = switch_cost;
+  p.coresidence_cost = coresidence_cost;
+  p.spread_cost = spread_cost;
+  p.jitter = jitter;
+  p.kernel_jitter = kernel_jitter;
+  return p;
+}
+
 }  // namespace
 
 TEST(Calibrate, RoundTripRecoversHiddenParametersWithinTheStatedTolerance) {
-  Platform hidden = base();
-  hidden.model.switch_cost = 0.2;
-  hidden.model.coresidence_cost = 0.1;
-  hidden.model.spread_cost = 0.03;
-  hidden.model.jitter = 0.08;
-  hidden.model.kernel_jitter = 0.05;
-  const CalibrationResult r = calibrate(base(), measured_under(hidden, 7));
-  EXPECT_NEAR(r.params.switch_cost, 0.2, 0.02);
-  EXPECT_NEAR(r.params.coresidence_cost, 0.1, 0.02);
-  EXPECT_NEAR(r.params.spread_cost, 0.03, 0.01);
-  EXPECT_NEAR(r.params.jitter, 0.08, 0.02);
-  EXPECT_NEAR(r.params.kernel_jitter, 0.05, 0.02);
+  const CalibrationResult r = expect_round_trip(model(0.2, 0.1, 0.03, 0.08, 0.05), 7);
   EXPECT_LT(r.rms_log_error, 0.02);
   EXPECT_EQ(r.residuals.size(), 5u * 6);  // p10, mean, p90, launch p10 and p90 of six instances
   EXPECT_GT(r.evaluations, 100);
-  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
-              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.params.kernel_jitter,
-              r.rms_log_error, r.evaluations);
 }
 
+// No launch-level draw hidden: the launches' spread is the per-block jitter's.
 TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
-  Platform hidden = base();
-  hidden.model.switch_cost = 0.05;
-  hidden.model.coresidence_cost = 0.3;
-  hidden.model.spread_cost = 0.01;
-  hidden.model.jitter = 0.02;
-  const CalibrationResult r = calibrate(base(), measured_under(hidden, 99));
-  EXPECT_NEAR(r.params.switch_cost, 0.05, 0.02);
-  EXPECT_NEAR(r.params.coresidence_cost, 0.3, 0.02);
-  EXPECT_NEAR(r.params.spread_cost, 0.01, 0.01);
-  EXPECT_NEAR(r.params.jitter, 0.02, 0.02);
-  EXPECT_NEAR(r.params.kernel_jitter, 0.0, 0.02);  // none hidden: the launches' spread is jitter's
-  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f evaluations %d\n", r.params.switch_cost,
-              r.params.coresidence_cost, r.params.spread_cost, r.params.jitter, r.params.kernel_jitter,
-              r.rms_log_error, r.evaluations);
+  expect_round_trip(model(0.05, 0.3, 0.01, 0.02, 0), 99);
 }
 
 // All the variability at the launch level: the launch percentiles of the 64-block kernels
 // (examples/calibration/spread.json) must put it into kernel_jitter, not jitter.
 TEST(Calibrate, RoundTripSeparatesTheLaunchDrawFromTheBlockDraw) {
-  Platform hidden = base();
-  hidden.model.switch_cost = 0.1;
-  hidden.model.coresidence_cost = 0.1;
-  hidden.model.spread_cost = 0.02;
-  hidden.model.kernel_jitter = 0.1;
-  const CalibrationResult r = calibrate(base(), measured_under(hidden, 11));
-  EXPECT_NEAR(r.params.kernel_jitter, 0.1, 0.02);
-  EXPECT_LT(r.params.jitter, 0.02);
-  EXPECT_NEAR(r.params.switch_cost, 0.1, 0.02);
-  std::printf("fitted %.4f %.4f %.4f %.4f %.4f rms %.5f\n", r.params.switch_cost, r.params.coresidence_cost,
-              r.params.spread_cost, r.params.jitter, r.params.kernel_jitter, r.rms_log_error);
+  expect_round_trip(model(0.1, 0.1, 0.02, 0, 0.1), 11);
 }
 
 TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
