@@ -37,7 +37,7 @@ std::string render_summary(const std::vector<InstanceSummary>& rows) {
 namespace {
 
 struct BenchArgs {
-  std::string config, backend = "sim", platform, out, svg;
+  std::string config, backend = "sim", platform, out, svg, model = "calibrated";
   std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
   std::vector<std::string> plugin_libs;
   bool json = false;
@@ -145,6 +145,11 @@ void run_bench_command(const BenchArgs& a) {
     if (why.rfind("device 0 has ", 0) != 0) throw InputError("--backend gpu", "no usable GPU: " + why);
     throw InputError("--platform", "", "", "give the preset or platform file of this GPU (" + why + ")");
   }
+  if (backend == BenchBackend::gpu && a.model != "calibrated") {
+    throw InputError("--model", "", a.model,
+                     "chooses the simulator's performance model; --backend gpu measures");
+  }
+  apply_model_option(platform, a.model);
   const PluginRegistry libraries = load_libraries(a.plugin_libs);
   const Scenario scenario =
       system_file ? std::move(system_run) : load_bench_scenario(a.config, platform, backend, &libraries);
@@ -171,17 +176,18 @@ void run_bench_command(const BenchArgs& a) {
 
   const std::vector<InstanceSummary> rows = summarize(result.trace, out);
   const bool sim = backend == BenchBackend::sim;
+  // The config's "gpurt_sim": {"model": "ideal"} asks for the ideal model too.
+  const std::string model = a.model == "ideal" || scenario.sim.ideal_model ? "ideal" : "calibrated";
   if (a.json) {
-    fmt::print("{}\n", Json{{"scenario", scenario.name},
-                            {"platform", platform.id},
-                            {"backend", a.backend},
-                            {"simulated", sim},
-                            {"instances", summary_json(result.trace, rows)}}
-                           .dump(2));
+    Json summary{
+        {"scenario", scenario.name}, {"platform", platform.id}, {"backend", a.backend}, {"simulated", sim}};
+    if (sim) summary["model"] = model;
+    summary["instances"] = summary_json(result.trace, rows);
+    fmt::print("{}\n", summary.dump(2));
     return;
   }
-  fmt::print("{} — {} on {} ({} SMs)\n\n", scenario.name, sim ? "simulated" : "measured", platform.id,
-             platform.sms);
+  fmt::print("{} — {} on {} ({} SMs{})\n\n", scenario.name, sim ? "simulated" : "measured", platform.id,
+             platform.sms, sim ? ", " + model + " model" : "");
   fmt::print("{}", render_summary(rows));
 }
 
@@ -219,6 +225,7 @@ void add_bench(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  add_model_option(cmd, args->model);
   cmd->add_option("--timeout", args->timeout_s,
                   "End the run with exit 1 if it has not ended after this many seconds (default: no limit)")
       ->check(finite_positive());

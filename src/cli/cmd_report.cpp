@@ -16,7 +16,7 @@ namespace gpurt::cli {
 namespace {
 
 struct ReportArgs {
-  std::string file, html, measured;
+  std::string file, html, measured, model = "calibrated";
   std::vector<std::string> policies;
   double horizon = 0;
   int k = 2;
@@ -58,7 +58,7 @@ std::string text_report(const Report& r, const std::string& file) {
              format_time(t.mean_response, u), std::to_string(t.misses)});
     }
   }
-  out += "\nSimulated (the platform's performance model)\n\n" + s.render();
+  out += fmt::format("\nSimulated ({} performance model)\n\n", r.model) + s.render();
   if (!not_run.empty()) out += "\nNot simulated:\n" + not_run;
   if (r.measured) {
     const ReportMeasured& m = *r.measured;
@@ -93,7 +93,8 @@ std::string text_report(const Report& r, const std::string& file) {
 
 void run_report(const ReportArgs& a) {
   if (!a.html.empty()) check_output_file(a.html, "--html");  // before any work
-  const System system = load_any_system(a.file);
+  System system = load_any_system(a.file);
+  apply_model_option(system.platform, a.model);
   ReportOptions o;
   for (const std::string& p : a.policies) {
     // --policies a,b and --policies a --policies b both work.
@@ -151,6 +152,7 @@ void add_report(CLI::App& app) {
                   "Release jobs until this time (file's unit; default one hyperperiod, capped)")
       ->check(finite_positive());
   cmd->add_option("--k", args->k, "k-exclusion slots for kx (default 2)")->check(CLI::Range(1, 1 << 20));
+  add_model_option(cmd, args->model);
   cmd->callback([args] { run_report(*args); });
 }
 

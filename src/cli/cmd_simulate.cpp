@@ -44,10 +44,11 @@ Platform platform_arg(const std::string& arg, const std::string& option) {
   return load_platform_arg(arg);
 }
 
-void add_model_option(CLI::App* cmd, std::string& model) {
-  cmd->add_option("--model", model,
-                  "Performance model: calibrated (default: the platform's fitted \"model\" section) or "
-                  "ideal (every block runs its isolated time)");
+CLI::Option* add_model_option(CLI::App* cmd, std::string& model) {
+  return cmd->add_option(
+      "--model", model,
+      "Performance model: calibrated (default: the platform's fitted \"model\" section) or "
+      "ideal (every block runs its isolated time)");
 }
 
 void apply_model_option(Platform& platform, const std::string& model) {

@@ -16,7 +16,7 @@ namespace gpurt::cli {
 namespace {
 
 struct SimRtgpuArgs {
-  std::string file, search = "exact", execution = "worst", offsets = "sync", csv;
+  std::string file, search = "exact", execution = "worst", offsets = "sync", csv, model = "calibrated";
   std::int64_t jobs = 50;
   std::int64_t max_jobs = 100'000;  // --jobs without --max-jobs
   int max_generated = 10'000;       // --generated without --max-generated
@@ -29,7 +29,8 @@ struct SimRtgpuArgs {
 double ratio(Nanos a, Nanos b) { return static_cast<double>(a.count()) / static_cast<double>(b.count()); }
 
 void run_file(const SimRtgpuArgs& a) {
-  const RtgpuSystem s = load_rtgpu_system(a.file);
+  RtgpuSystem s = load_rtgpu_system(a.file);
+  apply_model_option(s.platform, a.model);
   RtgpuOptions ao;
   ao.search = a.search == "brute"    ? RtgpuSearch::brute
               : a.search == "greedy" ? RtgpuSearch::greedy
@@ -72,6 +73,7 @@ void run_file(const SimRtgpuArgs& a) {
                            {"deadline_misses", x.deadline_misses}});
     }
     fmt::print("{}\n", Json{{"simulated", true},
+                            {"model", a.model},
                             {"schedulable", analysis.schedulable},
                             {"execution", a.execution},
                             {"offsets", a.offsets},
@@ -86,8 +88,9 @@ void run_file(const SimRtgpuArgs& a) {
   std::string out =
       fmt::format("RTGPU system {} on the simulator (simulated; {} jobs per task)\n", a.file, a.jobs);
   out += fmt::format(
-      "platform {}: {} SMs x {} virtual; execution {}, releases {}{}, seed {}; analysis: {}; times in {}\n\n",
-      s.platform.id, s.platform.sms, s.virtual_sms_per_sm, a.execution,
+      "platform {}: {} SMs x {} virtual, {} model; execution {}, releases {}{}, seed {}; analysis: {}; times "
+      "in {}\n\n",
+      s.platform.id, s.platform.sms, s.virtual_sms_per_sm, a.model, a.execution,
       a.offsets == "random" ? "random offsets" : "synchronous",
       a.jitter > 0 ? fmt::format(" + sporadic jitter {}", a.jitter) : "", a.seed,
       analysis.schedulable ? "schedulable" : "NOT schedulable", to_string(u));
@@ -201,6 +204,7 @@ void add_simulate_rtgpu(CLI::App& app) {
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--csv", args->csv, "--generated: write one row per task to this CSV")->needs(generated);
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
+  add_model_option(cmd, args->model)->excludes(generated);
   auto* jobs = cmd->get_option("--jobs");
   cmd->add_option("--max-jobs", args->max_jobs, "Refuse --jobs above this (default 100000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));

@@ -133,9 +133,7 @@ void add_simulate_system(CLI::App& app) {
   cmd->add_option("--max-jobs", args->max_jobs,
                   "Refuse a run releasing more jobs than this (default 10000000)")
       ->check(finite_positive());
-  cmd->add_option("--model", args->model,
-                  "Performance model: calibrated (default: the platform's fitted \"model\" section) or ideal "
-                  "(every block runs its isolated time; dispatch rules kept)");
+  add_model_option(cmd, args->model);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->callback([args] { run_simulate_system(*args); });
 }

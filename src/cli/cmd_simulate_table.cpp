@@ -16,6 +16,7 @@ struct PlayArgs {
   std::string file;
   std::string policy = "gpusched";
   std::string strategy = "time-triggered";
+  std::string model = "calibrated";
   double fraction = 1.0;
   bool json = false;
   bool check = false;
@@ -32,7 +33,8 @@ void run_play(const PlayArgs& a) {
   if (!(a.fraction > 0 && a.fraction <= 1)) {
     throw InputError("--fraction", "", fmt::format("{}", a.fraction), "must be in (0, 1]");
   }
-  const PbsSystem system = load_pbs_system(a.file);
+  PbsSystem system = load_pbs_system(a.file);
+  apply_model_option(system.platform, a.model);
   const PbsResult analysis =
       analyse_pbs(system, {.policy = *policy, .max_vertices = a.max_vertices, .max_seconds = a.max_seconds});
   if (!analysis.complete) {
@@ -58,14 +60,16 @@ void run_play(const PlayArgs& a) {
     fmt::print("{}\n", Json{{"schedulable", analysis.schedulable},
                             {"policy", std::string(to_string(analysis.policy))},
                             {"strategy", a.strategy},
+                            {"model", a.model},
                             {"deadlines_met", play.deadlines_met},
                             {"matches_model", play.matches_model},
                             {"problem", play.first_problem},
                             {"frames", std::move(frames)}}
                            .dump(2));
   } else {
-    fmt::print("{} table of {} played in the simulator ({}, execution fraction {}); times in {}\n\n",
-               to_string(analysis.policy), a.file, a.strategy, a.fraction, to_string(u));
+    fmt::print(
+        "{} table of {} played in the simulator ({}, execution fraction {}, {} model); times in {}\n\n",
+        to_string(analysis.policy), a.file, a.strategy, a.fraction, a.model, to_string(u));
     Table t({"frame", "start", "end", "model end", "all blocks at start"}, {true, true, true, true, false});
     for (std::size_t i = 0; i < play.frames.size(); ++i) {
       const PbsPlayedFrame& f = play.frames[i];
@@ -99,6 +103,7 @@ void add_simulate_table(CLI::App& app) {
                   "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
+  add_model_option(cmd, args->model);
   cmd->add_flag("--check", args->check,
                 "Exit 1 unless schedulable, no deadline missed and the model matched");
   cmd->callback([args] { run_play(*args); });

@@ -33,7 +33,7 @@ Platform load_platform_arg(const std::string& arg);
 /// nor a readable platform file (missing, a folder). Throws InputError.
 Platform platform_arg(const std::string& arg, const std::string& option = "--platform");
 /// `--model ideal|calibrated` (cmd_simulate.cpp): which performance model the simulator uses.
-void add_model_option(CLI::App* cmd, std::string& model);
+CLI::Option* add_model_option(CLI::App* cmd, std::string& model);
 /// Applies a --model value: "ideal" clears the platform's model; "calibrated" keeps it.
 /// Throws InputError for other values.
 void apply_model_option(Platform& platform, const std::string& model);

@@ -354,6 +354,27 @@ TEST_F(Cli, BenchWithAnUnwritableSvgLeavesNoResults) {
   EXPECT_FALSE(fs::exists(path("R")));
 }
 
+TEST_F(Cli, BenchSimTakesModelAndTheGpuBackendRefusesIt) {
+  // Isolated MM1024 on the Radeon VII preset: its examples' block times are fitted with the
+  // preset's wave_release, so the ideal model (whole-block frees) runs it slower.
+  const std::string cfg = std::string(GPURT_SOURCE_DIR) + "/examples/amd/isolated_mm1024.json";
+  const std::string args = "bench " + cfg + " --platform radeon-vii --json --out ";
+  const Outcome cal = cli(args + path("C"));
+  const Outcome ideal = cli(args + path("I") + " --model ideal");
+  ASSERT_EQ(cal.code, 0) << cal.err;
+  ASSERT_EQ(ideal.code, 0) << ideal.err;
+  const gpurt::Json c = gpurt::Json::parse(cal.out), i = gpurt::Json::parse(ideal.out);
+  EXPECT_EQ(c.at("model"), "calibrated");
+  EXPECT_EQ(i.at("model"), "ideal");
+  EXPECT_GT(i.at("instances").at(0).at("mean_execute_s").get<double>(),
+            c.at("instances").at(0).at("mean_execute_s").get<double>());
+  const Outcome gpu =
+      cli("bench " + cfg + " --backend gpu --platform radeon-vii --model ideal --out " + path("G"));
+  EXPECT_EQ(gpu.code, 2);
+  EXPECT_NE(gpu.err.find("--model"), std::string::npos) << gpu.err;
+  EXPECT_FALSE(fs::exists(path("G")));
+}
+
 TEST_F(Cli, PlotWithAnUnwritableCdfLeavesNoSvg) {
   ASSERT_EQ(cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("R")).code, 0);
   std::string files;

@@ -41,6 +41,26 @@ TEST_F(CliPbs, GpuSchedJsonHasTheIssuesShape) {
   EXPECT_TRUE(j["stats"].contains("peak_memory_bytes"));
 }
 
+TEST_F(CliPbs, SimulateTableModelIdealPlaysTheTableAsModelled) {
+  // Figure 1 on an H100 whose platform object carries per-block jitter 0.5: the played frames
+  // leave the table's times (the WCETs are the jitter's largest draw); --model ideal plays them
+  // exactly.
+  std::string text = gpurt::read_text_file(kFigure1);
+  const std::string plain = R"("platform": "h100")";
+  ASSERT_NE(text.find(plain), std::string::npos);
+  text.replace(text.find(plain), plain.size(), R"("platform": {"preset": "h100", "model": {"jitter": 0.5}})");
+  const std::string file = write("jittered.json", text);
+  const Outcome cal = run("simulate-table " + file + " --json");
+  const Outcome ideal = run("simulate-table " + file + " --json --model ideal --check");
+  ASSERT_EQ(cal.code, 0) << cal.err;
+  ASSERT_EQ(ideal.code, 0) << ideal.err;
+  const gpurt::Json c = gpurt::Json::parse(cal.out), i = gpurt::Json::parse(ideal.out);
+  EXPECT_EQ(c["model"], "calibrated");
+  EXPECT_EQ(c["matches_model"], false);
+  EXPECT_EQ(i["model"], "ideal");
+  EXPECT_EQ(i["matches_model"], true);
+}
+
 TEST_F(CliPbs, BaselinesFailWithCheck) {
   // EDFParallel tries <J1, J2> (EDF order), which is not eligible, so it runs J1 [0,30] then
   // J2 [30,60] > 50.

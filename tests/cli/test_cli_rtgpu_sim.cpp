@@ -45,6 +45,28 @@ TEST_F(RtgpuSimCli, SimulateRtgpuJsonShowsObservedNextToBound) {
   EXPECT_NE(table.out.find("19.5"), std::string::npos);
 }
 
+TEST_F(RtgpuSimCli, ModelIdealIgnoresTheFilesPerformanceModel) {
+  // The same system on a platform carrying a model (per-block jitter 0.5; worst execution takes
+  // each WCET as the jitter's largest draw, so blocks run shorter): L's 19.5 moves; --model ideal
+  // brings back the hand-computed timeline.
+  std::string text = gpurt::read_text_file(kTwo);
+  const std::string plain = R"("preset": "gtx1080ti", "sms": 2 })";
+  ASSERT_NE(text.find(plain), std::string::npos);
+  text.replace(text.find(plain), plain.size(),
+               R"("preset": "gtx1080ti", "sms": 2, "model": {"jitter": 0.5} })");
+  const std::string file = write("jittered.json", text);
+  const Outcome cal = cli("simulate-rtgpu " + file + " --jobs 2 --json");
+  const Outcome ideal = cli("simulate-rtgpu " + file + " --jobs 2 --json --model ideal");
+  ASSERT_EQ(cal.code, 0) << cal.err;
+  ASSERT_EQ(ideal.code, 0) << ideal.err;
+  const gpurt::Json c = gpurt::Json::parse(cal.out), i = gpurt::Json::parse(ideal.out);
+  EXPECT_EQ(c.at("model"), "calibrated");
+  EXPECT_EQ(i.at("model"), "ideal");
+  EXPECT_NE(c.at("tasks").at(1).at("max_response"), 19.5);
+  EXPECT_DOUBLE_EQ(i.at("tasks").at(1).at("max_response").get<double>(), 19.5);
+  EXPECT_EQ(cli("simulate-rtgpu --generated 2 --model ideal").code, 2);
+}
+
 TEST_F(RtgpuSimCli, GeneratedCheckWritesCsvAndPasses) {
   const std::string csv = (_dir / "t.csv").string();
   const Outcome r = cli("simulate-rtgpu --generated 30 --seed 2 --jobs 5 --csv " + csv);

@@ -184,6 +184,27 @@ TEST(AmdWaveRelease, AWaitingBlockStartsInTheFreedQuartersBeforeTheBlockEnds) {
   EXPECT_DOUBLE_EQ(start_s(cut, "K2"), 0.8);
 }
 
+TEST(AmdWaveRelease, TheIdealModelTurnsItOffHoweverItIsAskedFor) {
+  // The case above with wave_release 0.6 (K2 at 0.6 s): the ideal model -- the config's
+  // "gpurt_sim": {"model": "ideal"}, SimulateOptions::ideal_model (`--model ideal`) -- turns the
+  // fitted dispatch rule off with the block-time mechanisms, so K2 waits for K1's end (1 s). Until
+  // 2026-11-25 the config key left the engine reading the platform's wave_release.
+  Platform p = radeon();
+  p.model = PerfParams{};
+  p.model.wave_release = 0.6;
+  const std::vector<std::string> benchmarks = {one_kernel(2, 1024, kCu0, 0, "K1"),
+                                               one_kernel(8, 64, kCu0, 0, "K0", 3'000'000'000),
+                                               one_kernel(1, 1024, kCu0, 0.1, "K2")};
+  const std::string cfg = config(benchmarks);
+  EXPECT_DOUBLE_EQ(start_s(run_text(cfg, p), "K2"), 0.6);
+  SimulateOptions ideal;
+  ideal.ideal_model = true;
+  EXPECT_DOUBLE_EQ(start_s(run_text(cfg, p, ideal), "K2"), 1.0);
+  std::string keyed = cfg;
+  keyed.insert(1, R"("gpurt_sim": {"model": "ideal"}, )");
+  EXPECT_DOUBLE_EQ(start_s(run_text(keyed, p), "K2"), 1.0);
+}
+
 TEST(AmdWaveRelease, LeastRecentlyServedKernelFirstWhenBothFit) {
   // CU 0: K0 = one 1,024-thread block of 5 s, K1 = 24 single-wavefront blocks of 1 s (1,536
   // threads): full. K2 (1,024 threads, at 0.1 s) and K3 (768, at 0.2 s) both wait; at 1 s

@@ -124,6 +124,7 @@ Report make_report(const System& system, const ReportOptions& options) {
   Report r;
   r.time_unit = system.time_unit;
   r.platform = system.platform.id;
+  r.model = system.platform.model.ideal() ? "ideal" : "calibrated";
   r.horizon = options.horizon ? *options.horizon : default_report_horizon(system, options.max_jobs_per_task);
   // A given horizon is shortened so that the fastest task releases at most max_jobs_per_task jobs.
   const std::vector<Nanos> periods = release_periods(system);

@@ -131,6 +131,10 @@ struct ReportMeasured {
 struct Report {
   TimeUnit time_unit = TimeUnit::us;
   std::string platform;
+  /// The performance model the simulations ran on: "calibrated" (the platform's "model"
+  /// section) or "ideal" (none: every block runs its isolated time; `gpurt report --model ideal`,
+  /// or a platform that carries no fitted model).
+  std::string model;
   Nanos horizon{0};
   bool horizon_capped = false;  ///< the given horizon was shortened to max_jobs_per_task jobs
   std::vector<ReportAnalysis> analyses;
@@ -166,7 +170,7 @@ ReportMeasured measured_figures(const System& system, const Trace& trace, const 
 /// the bound of every applicable analysis.
 void add_measured(Report& report, ReportMeasured measured);
 
-/// The JSON form (docs/report.md): {"format": "gpurt/report@1", "time_unit", "platform",
+/// The JSON form (docs/report.md): {"format": "gpurt/report@1", "time_unit", "platform", "model",
 /// "horizon", "analyses", "simulated", "measured": null, "recommendation", "consistency"}, times
 /// in the report's unit.
 Json report_json(const Report& report);

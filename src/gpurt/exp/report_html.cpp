@@ -235,10 +235,10 @@ std::string report_html(const Report& r, const std::string& title) {
       "{0}</title>\n"
       "<style>{1}</style>\n</head>\n<body>\n<h1>gpurt report: {0}</h1>\n",
       xml_escape(title), kStyle);
-  out +=
-      fmt::format("<p>Platform {}; times in {}; jobs released over a horizon of {} {}{}.</p>\n",
-                  xml_escape(r.platform), to_string(r.time_unit), num(r.horizon, r.time_unit),
-                  to_string(r.time_unit), r.horizon_capped ? " (shortened to bound the jobs released)" : "");
+  out += fmt::format(
+      "<p>Platform {} ({} performance model); times in {}; jobs released over a horizon of {} {}{}.</p>\n",
+      xml_escape(r.platform), r.model, to_string(r.time_unit), num(r.horizon, r.time_unit),
+      to_string(r.time_unit), r.horizon_capped ? " (shortened to bound the jobs released)" : "");
   out += "<h2>Recommendation</h2>\n<p id=\"recommendation\">" + xml_escape(r.recommendation) + "</p>\n";
   if (r.violations.empty()) {
     out += fmt::format(

@@ -105,6 +105,7 @@ Json report_json(const Report& r) {
       {"format", "gpurt/report@1"},
       {"time_unit", std::string(to_string(u))},
       {"platform", r.platform},
+      {"model", r.model},
       {"horizon", from_nanos(r.horizon, u)},
       {"analyses", analyses_json(r)},
       {"simulated", simulated_json(r)},

@@ -46,11 +46,6 @@ PerfParams parse_perf_params(const JsonNode& node) {
   return p;
 }
 
-PerfParams ideal_blocks(PerfParams p) {
-  p.switch_cost = p.coresidence_cost = p.spread_cost = p.memory_bandwidth = p.jitter = p.kernel_jitter = 0;
-  return p;
-}
-
 Json to_json(const PerfParams& p) {
   return Json{{"switch_cost", p.switch_cost},
               {"coresidence_cost", p.coresidence_cost},

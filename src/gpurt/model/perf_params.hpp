@@ -74,10 +74,6 @@ struct PerfParams {
   bool operator==(const PerfParams&) const = default;
 };
 
-/// `params` with every block-time mechanism off (the ideal model of blocks: each runs its
-/// isolated time), the dispatch rules (block_dispatch_ns, wave_release) and host contention kept.
-PerfParams ideal_blocks(PerfParams params);
-
 /// Reads a "model" object (keys as the fields above; absent keys stay 0). Throws InputError.
 PerfParams parse_perf_params(const JsonNode& node);
 Json to_json(const PerfParams& params);

@@ -111,7 +111,7 @@ BlockShape wave_part(const BlockShape& s, int step, int steps) {
 
 void Simulator::schedule_wave_steps(int id, int sm, Nanos duration) {
   const int steps = wave_steps(_ops[static_cast<std::size_t>(id)].shape);
-  const double spread = _platform.model.wave_release * static_cast<double>(duration.count());
+  const double spread = _perf.params().wave_release * static_cast<double>(duration.count());
   for (int k = 0; k + 1 < steps; ++k) {
     // Step k of `steps` ends (steps - 1 - k)/(steps - 1) of the spread before the block does.
     const auto early = static_cast<std::int64_t>(spread * (steps - 1 - k) / (steps - 1));
@@ -131,7 +131,7 @@ bool Simulator::release_wave_step(int id, int sm, int step) {
 void Simulator::release_block(int id, int sm) {
   const BlockShape& shape = _ops[static_cast<std::size_t>(id)].shape;
   BlockShape rest = shape;
-  if (_amd && _platform.model.wave_release > 0) {
+  if (_amd && _perf.params().wave_release > 0) {
     // Scheduled before the block's end at no later a time, every early step has been freed.
     const int steps = wave_steps(shape);
     for (int k = 0; k + 1 < steps; ++k) {
@@ -150,8 +150,8 @@ void Simulator::release_block(int id, int sm) {
 // does -- the mechanism behind MM256 starving MM1024 (Dissertation §4.2.2.3). The simulator frees a block at
 // one instant, so it grants that head start by serving smaller blocks first within the instant.
 void Simulator::dispatch_amd() {
-  const Nanos interval{static_cast<std::int64_t>(_platform.model.block_dispatch_ns)};
-  const bool lru = _platform.model.wave_release > 0;
+  const Nanos interval{static_cast<std::int64_t>(_perf.params().block_dispatch_ns)};
+  const bool lru = _perf.params().wave_release > 0;
   while (true) {
     int best = -1, best_cu = -1;
     Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again

@@ -233,7 +233,7 @@ void Simulator::start_block(int id, int sm) {
         _scenario.source, _scenario.sim.max_blocks, static_cast<double>(_now.count()) / 1e9,
         _scenario.sim.max_blocks));
   }
-  if (_amd && _platform.model.wave_release > 0) schedule_wave_steps(id, sm, duration);
+  if (_amd && _perf.params().wave_release > 0) schedule_wave_steps(id, sm, duration);
   schedule(_now + duration, EventKind::block_end, id, sm);
 }
 

@@ -41,6 +41,10 @@ class PerfModel {
   PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool worst_case);
 
   bool ideal() const noexcept { return _ideal; }
+  /// The parameters in force: the platform's, or all zero under the ideal model. The engine's
+  /// dispatch rules (block_dispatch_ns, wave_release) read them here, never from the platform,
+  /// so every way of asking for the ideal model turns them off too.
+  const PerfParams& params() const noexcept { return _p; }
   /// The block's duration (>= 1 ns); records it as resident on its SM.
   Nanos start(const BlockStart& block);
   /// The block (same locality, SM and memory fraction as at its start) has ended.

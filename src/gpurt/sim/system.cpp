@@ -373,9 +373,9 @@ class Arbiter final : public sim::SimDriver {
   std::vector<std::vector<int>> _fed_range;
 };
 
-// The platform with its block-time mechanisms off (SystemSimOptions::ideal_model).
-Platform with_ideal_blocks(Platform p) {
-  p.model = ideal_blocks(p.model);
+// The platform with its whole performance model off (SystemSimOptions::ideal_model).
+Platform with_ideal_model(Platform p) {
+  p.model = PerfParams{};
   return p;
 }
 
@@ -387,7 +387,7 @@ SystemSimResult simulate_system(const SmlpSystem& system, const SystemSimOptions
   if (!(options.sporadic_jitter >= 0)) throw Error("simulate-system: sporadic jitter must be >= 0");
   Arbiter arbiter(system, options);
   const SimStats stats =
-      sim::run_driven(options.ideal_model ? with_ideal_blocks(system.platform) : system.platform, arbiter);
+      sim::run_driven(options.ideal_model ? with_ideal_model(system.platform) : system.platform, arbiter);
   SystemSimResult r = arbiter.result();
   r.stats = stats;
   return r;

@@ -42,8 +42,8 @@ struct SystemSimOptions {
   std::uint64_t seed = 1;              ///< for jitter and offsets
   std::optional<double> rho_override;  ///< as SmlpOptions::rho_override
   bool record_jobs = false;            ///< keep every job's times (TaskSimStats::job_times)
-  /// Run every block its isolated time (the platform's block-time mechanisms off, its dispatch
-  /// rules kept), as `gpurt simulate --model ideal`.
+  /// The ideal model: the platform's whole "model" section off (every block runs its isolated
+  /// time; no fitted dispatch rule), as `gpurt simulate --model ideal`.
   bool ideal_model = false;
 };
 
