@@ -177,7 +177,7 @@ void run_bench_command(const BenchArgs& a) {
   const std::vector<InstanceSummary> rows = summarize(result.trace, out);
   const bool sim = backend == BenchBackend::sim;
   // The config's "gpurt_sim": {"model": "ideal"} asks for the ideal model too.
-  const std::string model = a.model == "ideal" || scenario.sim.ideal_model ? "ideal" : "calibrated";
+  const std::string model = scenario.sim.ideal_model ? "ideal" : model_in_force(platform);
   if (a.json) {
     Json summary{
         {"scenario", scenario.name}, {"platform", platform.id}, {"backend", a.backend}, {"simulated", sim}};

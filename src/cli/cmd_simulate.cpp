@@ -59,6 +59,10 @@ void apply_model_option(Platform& platform, const std::string& model) {
   }
 }
 
+std::string model_in_force(const Platform& platform) {
+  return platform.model.ideal() ? "ideal" : "calibrated";
+}
+
 namespace {
 
 struct SimulateArgs {

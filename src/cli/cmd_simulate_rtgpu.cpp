@@ -31,6 +31,7 @@ double ratio(Nanos a, Nanos b) { return static_cast<double>(a.count()) / static_
 void run_file(const SimRtgpuArgs& a) {
   RtgpuSystem s = load_rtgpu_system(a.file);
   apply_model_option(s.platform, a.model);
+  const std::string model = model_in_force(s.platform);
   RtgpuOptions ao;
   ao.search = a.search == "brute"    ? RtgpuSearch::brute
               : a.search == "greedy" ? RtgpuSearch::greedy
@@ -73,7 +74,7 @@ void run_file(const SimRtgpuArgs& a) {
                            {"deadline_misses", x.deadline_misses}});
     }
     fmt::print("{}\n", Json{{"simulated", true},
-                            {"model", a.model},
+                            {"model", model},
                             {"schedulable", analysis.schedulable},
                             {"execution", a.execution},
                             {"offsets", a.offsets},
@@ -90,7 +91,7 @@ void run_file(const SimRtgpuArgs& a) {
   out += fmt::format(
       "platform {}: {} SMs x {} virtual, {} model; execution {}, releases {}{}, seed {}; analysis: {}; times "
       "in {}\n\n",
-      s.platform.id, s.platform.sms, s.virtual_sms_per_sm, a.model, a.execution,
+      s.platform.id, s.platform.sms, s.virtual_sms_per_sm, model, a.execution,
       a.offsets == "random" ? "random offsets" : "synchronous",
       a.jitter > 0 ? fmt::format(" + sporadic jitter {}", a.jitter) : "", a.seed,
       analysis.schedulable ? "schedulable" : "NOT schedulable", to_string(u));

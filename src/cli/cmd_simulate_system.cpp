@@ -61,6 +61,7 @@ void run_simulate_system(const SystemArgs& a) {
   if (a.model != "calibrated" && a.model != "ideal")
     throw InputError("--model", "", a.model, "must be calibrated or ideal");
   o.ideal_model = a.model == "ideal";
+  const std::string model = o.ideal_model ? "ideal" : model_in_force(system.platform);
   o.random_offsets = a.offsets;
   o.seed = a.seed;
   const SystemSimResult r = simulate_system(system, o);
@@ -86,7 +87,7 @@ void run_simulate_system(const SystemArgs& a) {
                             {"policy", std::string(to_string(o.policy))},
                             {"time_unit", std::string(to_string(u))},
                             {"platform", system.platform.id},
-                            {"model", a.model},
+                            {"model", model},
                             {"tasks", std::move(tasks)}}
                            .dump(2));
     return;
@@ -101,7 +102,7 @@ void run_simulate_system(const SystemArgs& a) {
   fmt::print(
       "{} under {} on {} ({} model) — simulated end-to-end response times ({}; SMLP bound = "
       "cpu_before + Lemma 2 + cpu_after)\n\n{}",
-      a.file, to_string(o.policy), system.platform.id, a.model, to_string(u), t.render());
+      a.file, to_string(o.policy), system.platform.id, model, to_string(u), t.render());
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ void run_play(const PlayArgs& a) {
   }
   PbsSystem system = load_pbs_system(a.file);
   apply_model_option(system.platform, a.model);
+  const std::string model = model_in_force(system.platform);
   const PbsResult analysis =
       analyse_pbs(system, {.policy = *policy, .max_vertices = a.max_vertices, .max_seconds = a.max_seconds});
   if (!analysis.complete) {
@@ -60,7 +61,7 @@ void run_play(const PlayArgs& a) {
     fmt::print("{}\n", Json{{"schedulable", analysis.schedulable},
                             {"policy", std::string(to_string(analysis.policy))},
                             {"strategy", a.strategy},
-                            {"model", a.model},
+                            {"model", model},
                             {"deadlines_met", play.deadlines_met},
                             {"matches_model", play.matches_model},
                             {"problem", play.first_problem},
@@ -69,7 +70,7 @@ void run_play(const PlayArgs& a) {
   } else {
     fmt::print(
         "{} table of {} played in the simulator ({}, execution fraction {}, {} model); times in {}\n\n",
-        to_string(analysis.policy), a.file, a.strategy, a.fraction, a.model, to_string(u));
+        to_string(analysis.policy), a.file, a.strategy, a.fraction, model, to_string(u));
     Table t({"frame", "start", "end", "model end", "all blocks at start"}, {true, true, true, true, false});
     for (std::size_t i = 0; i < play.frames.size(); ++i) {
       const PbsPlayedFrame& f = play.frames[i];

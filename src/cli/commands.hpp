@@ -37,6 +37,9 @@ CLI::Option* add_model_option(CLI::App* cmd, std::string& model);
 /// Applies a --model value: "ideal" clears the platform's model; "calibrated" keeps it.
 /// Throws InputError for other values.
 void apply_model_option(Platform& platform, const std::string& model);
+/// The model in force on `platform` (after apply_model_option), as the outputs name it:
+/// "ideal" when its model section is all off (asked for, or none fitted), else "calibrated".
+std::string model_in_force(const Platform& platform);
 /// The per-instance summary table of `gpurt simulate` and `gpurt bench` (cmd_bench.cpp).
 std::string render_summary(const std::vector<InstanceSummary>& rows);
 void add_analyze_rtgpu(CLI::App& analyze);     // cmd_analyze_rtgpu.cpp
