@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "gpurt/core/io.hpp"
@@ -52,6 +53,15 @@ class CliTest : public ::testing::Test {
     return path(name);
   }
   std::string read(const std::string& name) const { return read_text_file(path(name)); }
+  /// Writes the file `source` with its first `from` replaced by `to` to `name` in the test's
+  /// folder; returns its path. Throws (failing the test) when `source` has no `from`.
+  std::string write_edited(const std::string& name, const std::string& source, const std::string& from,
+                           const std::string& to) {
+    std::string text = read_text_file(source);
+    const std::size_t at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error(source + " has no " + from);
+    return write(name, text.replace(at, from.size(), to));
+  }
   Outcome cli(const std::string& args) { return run_gpurt(_dir, args); }
 
   std::filesystem::path _dir;

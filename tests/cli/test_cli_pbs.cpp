@@ -45,11 +45,8 @@ TEST_F(CliPbs, SimulateTableModelIdealPlaysTheTableAsModelled) {
   // Figure 1 on an H100 whose platform object carries per-block jitter 0.5: the played frames
   // leave the table's times (the WCETs are the jitter's largest draw); --model ideal plays them
   // exactly.
-  std::string text = gpurt::read_text_file(kFigure1);
-  const std::string plain = R"("platform": "h100")";
-  ASSERT_NE(text.find(plain), std::string::npos);
-  text.replace(text.find(plain), plain.size(), R"("platform": {"preset": "h100", "model": {"jitter": 0.5}})");
-  const std::string file = write("jittered.json", text);
+  const std::string file = write_edited("jittered.json", kFigure1, R"("platform": "h100")",
+                                        R"("platform": {"preset": "h100", "model": {"jitter": 0.5}})");
   const Outcome cal = run("simulate-table " + file + " --json");
   const Outcome ideal = run("simulate-table " + file + " --json --model ideal --check");
   ASSERT_EQ(cal.code, 0) << cal.err;

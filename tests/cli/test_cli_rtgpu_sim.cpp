@@ -50,12 +50,8 @@ TEST_F(RtgpuSimCli, ModelIdealIgnoresTheFilesPerformanceModel) {
   // The same system on a platform carrying a model (per-block jitter 0.5; worst execution takes
   // each WCET as the jitter's largest draw, so blocks run shorter): L's 19.5 moves; --model ideal
   // brings back the hand-computed timeline.
-  std::string text = gpurt::read_text_file(kTwo);
-  const std::string plain = R"("preset": "gtx1080ti", "sms": 2 })";
-  ASSERT_NE(text.find(plain), std::string::npos);
-  text.replace(text.find(plain), plain.size(),
-               R"("preset": "gtx1080ti", "sms": 2, "model": {"jitter": 0.5} })");
-  const std::string file = write("jittered.json", text);
+  const std::string file = write_edited("jittered.json", kTwo, R"("preset": "gtx1080ti", "sms": 2 })",
+                                        R"("preset": "gtx1080ti", "sms": 2, "model": {"jitter": 0.5} })");
   const Outcome cal = cli("simulate-rtgpu " + file + " --jobs 2 --json");
   const Outcome ideal = cli("simulate-rtgpu " + file + " --jobs 2 --json --model ideal");
   ASSERT_EQ(cal.code, 0) << cal.err;
