@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
 
 namespace gpurt::test {
 
@@ -63,6 +64,18 @@ class CliTest : public ::testing::Test {
     return write(name, text.replace(at, from.size(), to));
   }
   Outcome cli(const std::string& args) { return run_gpurt(_dir, args); }
+  /// Runs `calibrated` and `ideal` (the same command, the second with --model ideal), each of
+  /// which must exit 0 and print JSON naming its model; returns the two documents.
+  std::pair<Json, Json> json_under_both_models(const std::string& calibrated, const std::string& ideal) {
+    const Outcome c = cli(calibrated), i = cli(ideal);
+    if (c.code != 0 || i.code != 0)
+      throw std::logic_error("exit " + std::to_string(c.code) + "/" + std::to_string(i.code) + ": " + c.err +
+                             i.err);
+    std::pair<Json, Json> out{Json::parse(c.out), Json::parse(i.out)};
+    EXPECT_EQ(out.first.at("model"), "calibrated");
+    EXPECT_EQ(out.second.at("model"), "ideal");
+    return out;
+  }
 
   std::filesystem::path _dir;
 };

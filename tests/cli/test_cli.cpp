@@ -359,13 +359,7 @@ TEST_F(Cli, BenchSimTakesModelAndTheGpuBackendRefusesIt) {
   // preset's wave_release, so the ideal model (whole-block frees) runs it slower.
   const std::string cfg = std::string(GPURT_SOURCE_DIR) + "/examples/amd/isolated_mm1024.json";
   const std::string args = "bench " + cfg + " --platform radeon-vii --json --out ";
-  const Outcome cal = cli(args + path("C"));
-  const Outcome ideal = cli(args + path("I") + " --model ideal");
-  ASSERT_EQ(cal.code, 0) << cal.err;
-  ASSERT_EQ(ideal.code, 0) << ideal.err;
-  const gpurt::Json c = gpurt::Json::parse(cal.out), i = gpurt::Json::parse(ideal.out);
-  EXPECT_EQ(c.at("model"), "calibrated");
-  EXPECT_EQ(i.at("model"), "ideal");
+  const auto [c, i] = json_under_both_models(args + path("C"), args + path("I") + " --model ideal");
   EXPECT_GT(i.at("instances").at(0).at("mean_execute_s").get<double>(),
             c.at("instances").at(0).at("mean_execute_s").get<double>());
   const Outcome gpu =

@@ -32,13 +32,7 @@ TEST_F(ReportCli, ModelIdealSimulatesWithoutThePlatformsFittedModel) {
   // mixed.system.json runs on rtx3060ti, whose preset carries a fitted model (switch cost,
   // jitter): the simulated responses move with --model, the analyses' bounds do not.
   const std::string args = "report " + kMixed + " --policies smlp,be --json";
-  const Outcome cal = cli(args);
-  const Outcome ideal = cli(args + " --model ideal");
-  ASSERT_EQ(cal.code, 0) << cal.err;
-  ASSERT_EQ(ideal.code, 0) << ideal.err;
-  const Json c = Json::parse(cal.out), i = Json::parse(ideal.out);
-  EXPECT_EQ(c.at("model"), "calibrated");
-  EXPECT_EQ(i.at("model"), "ideal");
+  const auto [c, i] = json_under_both_models(args, args + " --model ideal");
   EXPECT_EQ(c.at("analyses"), i.at("analyses"));
   EXPECT_NE(c.at("simulated"), i.at("simulated"));
   EXPECT_NE(cli("report " + kMixed + " --model ideal").out.find("Simulated (ideal performance model)"),

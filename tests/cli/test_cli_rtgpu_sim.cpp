@@ -52,13 +52,8 @@ TEST_F(RtgpuSimCli, ModelIdealIgnoresTheFilesPerformanceModel) {
   // brings back the hand-computed timeline.
   const std::string file = write_edited("jittered.json", kTwo, R"("preset": "gtx1080ti", "sms": 2 })",
                                         R"("preset": "gtx1080ti", "sms": 2, "model": {"jitter": 0.5} })");
-  const Outcome cal = cli("simulate-rtgpu " + file + " --jobs 2 --json");
-  const Outcome ideal = cli("simulate-rtgpu " + file + " --jobs 2 --json --model ideal");
-  ASSERT_EQ(cal.code, 0) << cal.err;
-  ASSERT_EQ(ideal.code, 0) << ideal.err;
-  const gpurt::Json c = gpurt::Json::parse(cal.out), i = gpurt::Json::parse(ideal.out);
-  EXPECT_EQ(c.at("model"), "calibrated");
-  EXPECT_EQ(i.at("model"), "ideal");
+  const std::string args = "simulate-rtgpu " + file + " --jobs 2 --json";
+  const auto [c, i] = json_under_both_models(args, args + " --model ideal");
   EXPECT_NE(c.at("tasks").at(1).at("max_response"), 19.5);
   EXPECT_DOUBLE_EQ(i.at("tasks").at(1).at("max_response").get<double>(), 19.5);
   EXPECT_EQ(cli("simulate-rtgpu --generated 2 --model ideal").code, 2);
