@@ -153,6 +153,33 @@ TEST(PerfModel, KernelJitterIsOneDrawPerLaunchSharedByItsBlocks) {
   EXPECT_LE(std::abs(scaled - plain), 1);  // floor vs ceil
 }
 
+// A WCET block (BlockStart::wcet: the time the profiler measured in worst-case mode) holds the worst
+// of every mechanism, so the model divides each worst factor back out and multiplies by what this
+// block actually meets. Hand-computed with switch 0.35, coresidence 0.1 and the draws at their
+// largest (worst-case mode): the block that meets everything runs its WCET; the first block on an
+// idle SM (no switch, no neighbour) runs 10000 / (1.35 · 1.1) = 6734.0 ns, floored; one that meets
+// the switch alone 10000 / 1.1 = 9090.9 → 9090. Without dividing out the switch cost the second
+// would run 9090 and the third 10000: the WCET's own switch charged twice.
+TEST(PerfModel, WcetBlocksDivideEveryWorstFactorOut) {
+  PerfParams p;
+  p.switch_cost = 0.35;
+  p.coresidence_cost = 0.1;
+  p.jitter = 0.05;
+  p.kernel_jitter = 0.02;
+  PerfModel m(p, 2, 3, true);
+  BlockStart b = block(0, 1);
+  b.isolated = Nanos{10'000};
+  b.wcet = true;
+  EXPECT_EQ(m.start(b).count(), 6734);  // SM 0 idle, nothing run before
+  m.end(0, 1, 0);
+  BlockStart other = b;
+  other.locality = 2;
+  EXPECT_EQ(m.start(other).count(), 9090);  // SM 0 last ran locality 1: the switch, no neighbour
+  BlockStart third = b;
+  third.locality = 3;
+  EXPECT_EQ(m.start(third).count(), 10'000);  // switch and locality 2 resident: the worst case
+}
+
 // In the engine a launch's blocks share one kernel_jitter draw: a 4-block kernel on 4 SMs has
 // four equal block times, and the next iteration's launch draws again.
 TEST(PerfModel, EngineGivesEveryBlockOfALaunchItsKernelsDraw) {
