@@ -158,8 +158,8 @@ TEST(PerfModel, KernelJitterIsOneDrawPerLaunchSharedByItsBlocks) {
 // block actually meets. Hand-computed with switch 0.35, coresidence 0.1 and the draws at their
 // largest (worst-case mode): the block that meets everything runs its WCET; the first block on an
 // idle SM (no switch, no neighbour) runs 10000 / (1.35 · 1.1) = 6734.0 ns, floored; one that meets
-// the switch alone 10000 / 1.1 = 9090.9 → 9090. Without dividing out the switch cost the second
-// would run 9090 and the third 10000: the WCET's own switch charged twice.
+// the switch alone 10000 / 1.1 = 9090.9 → 9090. Without dividing out the switch cost the first
+// would run 9090 and the second 10000: the switch the WCET already holds charged again.
 TEST(PerfModel, WcetBlocksDivideEveryWorstFactorOut) {
   PerfParams p;
   p.switch_cost = 0.35;
