@@ -108,6 +108,9 @@ void add_sweep_nn(CLI::App& app) {
                   "Per-job lock: delay of a task granted the lock after waiting for it, ms (default: the "
                   "fitted value)")
       ->check(finite_in(0.0, 3.6e6));
+  cmd->add_option("--lock-handoff-jitter", o.model.lock_handoff_jitter,
+                  "Per-job lock: each hand-off takes H x (1 + U(-J, J)) (default 1: U(0, 2H))")
+      ->check(finite_in(0.0, 1.0));
   cmd->add_option("--launch-cpu-us", a->launch_cpu_us,
                   "Pipelined launches: host time before each kernel launch, us (0: the two CPU segments; "
                   "default: the fitted value)")

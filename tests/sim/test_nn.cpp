@@ -183,6 +183,7 @@ TEST(NnSim, ALockHandedOverStartsTheJobLater) {
   o.k = 1;
   const double h = 2'500'000;
   o.model.lock_handoff = Nanos{2'500'000};
+  o.model.lock_handoff_jitter = 0;  // every hand-off exactly H
   const NnSimResult r = simulate_nn(radeon(), copies("small", 2), o);
   const double j = kSmallAlone;
   EXPECT_NEAR(static_cast<double>(r.measured.min.count()), j, 20'000);
@@ -195,6 +196,33 @@ TEST(NnSim, ALockHandedOverStartsTheJobLater) {
   o.k = 2;
   EXPECT_NEAR(static_cast<double>(simulate_nn(radeon(), copies("small", 2), o).measured.max.count()), j,
               20'000);
+}
+
+// A hand-off drawn from U(0, 2H) (lock_handoff_jitter 1): in steady state each job of two tasks
+// under one slot waits out the other's job and hand-off and pays its own, 2J + h1 + h2 with h1, h2
+// independent draws. So the jobs lie in [J, 2J + 4H] (the first after the barrier takes J), their
+// mean stays that of the constant hand-off (2J + 2H but for the barrier's two short jobs; the
+// mean of about 512 draws lies within 0.13 ms of H, one sigma), and the draws add a variance of
+// 2 x (2H)^2 / 12, a standard deviation of 0.408 x 2H (2.04 ms for H = 2.5 ms) to the constant
+// hand-off's (the barrier's two short jobs, 0.55 ms).
+TEST(NnSim, ALockHandOffDrawsItsDelayAroundTheSameMean) {
+  NnSimOptions o = quiet(NnManagement::k_exclusion);
+  o.k = 1;
+  o.duration = Nanos{5'000'000'000};
+  const double h = 2'500'000, j = kSmallAlone;
+  o.model.lock_handoff = Nanos{2'500'000};
+  o.model.lock_handoff_jitter = 0;
+  const NnSimResult fixed = simulate_nn(radeon(), copies("small", 2), o);
+  EXPECT_NEAR(fixed.measured.mean_ns, 2 * j + 2 * h, 50'000);
+  o.model.lock_handoff_jitter = 1;
+  const NnSimResult r = simulate_nn(radeon(), copies("small", 2), o);
+  ASSERT_GT(r.measured.jobs, 400);
+  EXPECT_NEAR(static_cast<double>(r.measured.min.count()), j, 20'000);
+  EXPECT_LE(static_cast<double>(r.measured.max.count()), 2 * j + 4 * h + 40'000);
+  EXPECT_GT(static_cast<double>(r.measured.max.count()), 2 * j + 3 * h);  // the draws reach the top quarter
+  EXPECT_NEAR(r.measured.mean_ns, fixed.measured.mean_ns, 450'000);
+  const double drawn = 0.408 * 2 * h;
+  EXPECT_NEAR(r.measured.stddev_ns, std::hypot(drawn, fixed.measured.stddev_ns), 0.1 * drawn);
 }
 
 // Only measured tasks count; the seed's 60 s, two warm-up jobs and the seed fix the bytes.
@@ -341,6 +369,11 @@ TEST(NnSim, RejectsBadOptions) {
   o.model.lock_handoff = Nanos{-1};
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   o.model.lock_handoff = Nanos{0};
+  o.model.lock_handoff_jitter = 1.5;
+  EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
+  o.model.lock_handoff_jitter = -0.1;
+  EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
+  o.model.lock_handoff_jitter = 1;
   o.model.launch_cpu = Nanos{-1};
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   o.model.launch_cpu = Nanos{64'000};

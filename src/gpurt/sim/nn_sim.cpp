@@ -79,6 +79,9 @@ void check_model(const NnKernelModel& m) {
   if (m.lock_handoff < Nanos{0} || m.lock_handoff > Nanos{3'600'000'000'000})
     throw Error(
         fmt::format("network tasks: lock_handoff = {} ns must be in [0, 1 h]", m.lock_handoff.count()));
+  if (!(m.lock_handoff_jitter >= 0 && m.lock_handoff_jitter <= 1))
+    throw Error(
+        fmt::format("network tasks: lock_handoff_jitter = {} must be in [0, 1]", m.lock_handoff_jitter));
   if (m.launch_cpu < Nanos{0} || m.launch_cpu > Nanos{1'000'000'000} || m.host_per_image < Nanos{0} ||
       m.host_per_image > Nanos{1'000'000'000})
     throw Error(
@@ -149,7 +152,11 @@ struct NnTask {
 class NnDriver final : public sim::SimDriver {
  public:
   NnDriver(const Platform& p, const std::vector<NnTaskSpec>& specs, const NnSimOptions& o)
-      : _p(p), _o(o), _rng(o.seed), _stall_rng(Rng(o.seed).fork(0x57A11)) {
+      : _p(p),
+        _o(o),
+        _rng(o.seed),
+        _stall_rng(Rng(o.seed).fork(0x57A11)),
+        _handoff_rng(Rng(o.seed).fork(0x4A4D0FF)) {
     for (const NnTaskSpec& s : specs) {
       NnTask t;
       t.spec = s;
@@ -339,9 +346,17 @@ class NnDriver final : public sim::SimDriver {
       const std::size_t i = _waiting.front();
       _waiting.pop_front();
       _tasks[i].slot = static_cast<int>(free - _slot_free.begin());
-      const Nanos handoff = _tasks[i].handoff ? _o.model.lock_handoff : Nanos{0};
+      const Nanos handoff = _tasks[i].handoff ? handoff_delay() : Nanos{0};
       timer(sim, sim.now() + handoff + first_segment(_tasks[i]), i, cpu_before_done);
     }
+  }
+
+  // One hand-off: lock_handoff x (1 + U(-j, j)), drawn from the hand-off stream.
+  Nanos handoff_delay() {
+    const double h = static_cast<double>(_o.model.lock_handoff.count());
+    const double j = _o.model.lock_handoff_jitter;
+    if (h <= 0 || j <= 0) return _o.model.lock_handoff;
+    return Nanos{std::llround(h * (1.0 + j * (2.0 * _handoff_rng.uniform01() - 1.0)))};
   }
 
   int stream_of(const NnTask& t) const {
@@ -386,7 +401,8 @@ class NnDriver final : public sim::SimDriver {
   const Platform& _p;
   NnSimOptions _o;
   Rng _rng;
-  Rng _stall_rng;  ///< host stalls only: the jitter draws stay the same whatever the stall model
+  Rng _stall_rng;    ///< host stalls only: the jitter draws stay the same whatever the stall model
+  Rng _handoff_rng;  ///< lock hand-offs only: no other draw moves with lock_handoff_jitter
   std::vector<NnTask> _tasks;
   std::vector<bool> _slot_free;
   std::deque<std::size_t> _waiting;
