@@ -104,9 +104,10 @@ void add_sweep_nn(CLI::App& app) {
       ->check(finite_in(0.0, 1.0));
   cmd->add_option("--stall-ms", a->stall_ms, "Longest host stall, ms: U(0, S) (default: the fitted value)")
       ->check(finite_in(0.0, 3.6e6));
-  cmd->add_option("--lock-handoff-ms", a->lock_handoff_ms,
-                  "Per-job lock: delay of a task granted the lock after waiting for it, ms (default: the "
-                  "fitted value)")
+  cmd->add_option(
+         "--lock-handoff-ms", a->lock_handoff_ms,
+         "Per-job lock: mean delay of a task granted the lock after waiting for it, ms (default: the "
+         "fitted value)")
       ->check(finite_in(0.0, 3.6e6));
   cmd->add_option("--lock-handoff-jitter", o.model.lock_handoff_jitter,
                   "Per-job lock: each hand-off takes H x (1 + U(-J, J)) (default 1: U(0, 2H))")
