@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "fft_common.hpp"
 #include "gpurt/analysis/smlp.hpp"
+#include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/exp/fft_profile.hpp"
 #include "gpurt/runtime/fft_job.hpp"
@@ -18,21 +19,32 @@ namespace gpurt::cli {
 namespace {
 struct ProfileArgs {
   FftProfileOptions options;
-  std::string model = "calibrated", backend = "sim", platform = "rtx3060ti", sizes = "22", out;
+  std::string model = "calibrated", backend = "sim", platform = "rtx3060ti", sizes = "22", placements = "1",
+              out;
   int device = 0;
 };
 
 void run_profile(const ProfileArgs& a) {
   FftProfileOptions o = a.options;
   o.log2_sizes = parse_int_list(a.sizes, 1, 28, "--sizes");
+  if (a.placements == "all") {
+    o.placements = 0;
+  } else {
+    const std::vector<int> n = parse_int_list(a.placements, 1, 1024, "--placements");
+    if (n.size() != 1)
+      throw InputError("command line", "--placements", a.placements, "must be one count in 1..1024, or all");
+    o.placements = n.front();
+  }
   validate(o);
   SmlpSystem system;
+  std::vector<PlacementSpread> spreads;
   if (fft_backend_is_gpu(a.backend)) {
-    system = profile_fft_gpu(o.log2_sizes, o.batch, o.runs, o.copies, o.rho, a.device);
+    system =
+        profile_fft_gpu(o.log2_sizes, o.batch, o.runs, o.copies, o.rho, a.device, o.placements, &spreads);
   } else {
     Platform platform = fft_platform(a.platform);
     apply_model_option(platform, a.model);
-    system = profile_fft_sim(platform, o);
+    system = profile_fft_sim(platform, o, &spreads);
   }
   // Analyse before writing, so a system the analysis rejects never reaches the file.
   const SmlpResult r = analyse_smlp(system);
@@ -45,6 +57,24 @@ void run_profile(const ProfileArgs& a) {
     fmt::print("  {:<10} L(1) {:>10.1f} us  S_i = {{{}}}  Lemma 2 bound {:.1f} us\n", t.name,
                static_cast<double>(system.tasks[i].wcet_by_units.front().count()) / 1000,
                fmt::join(t.allowed_units, ","), static_cast<double>(t.response_bound.count()) / 1000);
+  }
+  if (o.placements != 1) {
+    // §III-C's non-uniformity check: per size, the k whose unit sets differed most.
+    for (int log2_size : o.log2_sizes) {
+      const PlacementSpread* most = nullptr;
+      double most_ratio = 0;
+      for (const PlacementSpread& p : spreads) {
+        if (p.log2_size != log2_size || p.placements < 2) continue;
+        const double ratio = static_cast<double>(p.worst.count()) / static_cast<double>(p.best.count());
+        if (most == nullptr || ratio > most_ratio) {
+          most = &p;
+          most_ratio = ratio;
+        }
+      }
+      if (most == nullptr) continue;
+      fmt::print("  2^{:<8} unit sets: the worst set is {:.2f} % slower than the best (k = {}, {} sets)\n",
+                 log2_size, (most_ratio - 1) * 100, most->units, most->placements);
+    }
   }
 }
 }  // namespace
@@ -67,6 +97,10 @@ void add_fft(CLI::App& app) {
   cmd->add_option("--batch", a->options.batch, "Transforms per execution (default 1)");
   cmd->add_option("--runs", a->options.runs, "Executions per unit count; the worst is kept (default 10)");
   cmd->add_option("--copies", a->options.copies, "Identical tasks per size in the file (default 1)");
+  cmd->add_option(
+      "--placements", a->placements,
+      "Unit sets profiled per unit count k: N contiguous sets spread over the GPU, or all; L(k) is the "
+      "worst over them (§III-C, non-uniform SMs; default 1: units 0..k-1)");
   cmd->add_option("--rho", a->options.rho, "The system's rho for eq. (4) (default 1.1)")
       ->check(finite_in(1.0, 1e6));
   cmd->add_option("--seed", a->options.seed, "RNG seed (simulated run offsets)");

@@ -59,9 +59,25 @@ TEST_F(FftCli, ProfileWritesASystemThatAnalyzeSmlpReads) {
   EXPECT_NE(a.out.find("fft_2^22_2"), std::string::npos);
 }
 
+TEST_F(FftCli, ProfileOnEveryUnitSetSaysHowFarTheSetsDiffer) {
+  const Outcome p =
+      cli("fft profile --model ideal --sizes 22 --runs 2 --placements all --out " + path("fft.json"));
+  ASSERT_EQ(p.code, 0) << p.err;
+  // The simulator's units are identical: the sets agree (k = 1 is the first of the ties).
+  EXPECT_NE(p.out.find("2^22       unit sets: the worst set is 0.00 % slower than the best (k = 1, 19 sets)"),
+            std::string::npos)
+      << p.out;
+  EXPECT_EQ(gpurt::load_smlp_system(path("fft.json")).tasks[0].wcet_by_units[0], gpurt::Nanos{1'972'300});
+  // One set per k (the default) prints no comparison.
+  const Outcome one = cli("fft profile --model ideal --sizes 22 --runs 2 --out " + path("one.json"));
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(one.out.find("unit sets"), std::string::npos);
+}
+
 TEST_F(FftCli, ProfileBadInputExitsTwoAndWritesNothing) {
-  for (const std::string args : {"--sizes 30", "--sizes x", "--sizes 22-20", "--backend fpga", "--runs 0",
-                                 "--platform nosuchgpu", "--rho 0.9"}) {
+  for (const std::string args :
+       {"--sizes 30", "--sizes x", "--sizes 22-20", "--backend fpga", "--runs 0", "--platform nosuchgpu",
+        "--rho 0.9", "--placements 0", "--placements 2-3", "--placements some"}) {
     const Outcome r = cli("fft profile " + args + " --out " + path("fft.json"));
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << args;

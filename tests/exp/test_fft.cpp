@@ -10,6 +10,7 @@
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/fft_profile.hpp"
 #include "gpurt/exp/fft_sweep.hpp"
+#include "gpurt/model/placements.hpp"
 #include "gpurt/sim/fft_sim.hpp"
 
 using namespace gpurt;
@@ -41,6 +42,61 @@ TEST(FftProfileSim, WorstOfTheRunsIsTheModelSlowedByInterference) {
   for (int k = 1; k <= 18; ++k) EXPECT_EQ(l[static_cast<std::size_t>(k - 1)], l22(k)) << "k = " << k;
   // k = H: no unit left for interference, so no slowdown: 49200 + 7·14290.
   EXPECT_EQ(l[18], Nanos{49'200 + 7 * 14'290});
+}
+
+TEST(FftProfilePlacements, OffsetsSpreadEvenlyFromTheFirstUnitsToTheLast) {
+  EXPECT_EQ(placement_offsets(19, 4, 1), (std::vector<int>{0}));
+  // 16 sets of 4 units; three of them: 0, round(7.5) = 8 and 15.
+  EXPECT_EQ(placement_offsets(19, 4, 3), (std::vector<int>{0, 8, 15}));
+  EXPECT_EQ(placement_offsets(19, 17, 0), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(placement_offsets(19, 17, 5), (std::vector<int>{0, 1, 2}));  // only 3 sets exist
+  EXPECT_EQ(placement_offsets(19, 19, 0), (std::vector<int>{0}));
+  EXPECT_EQ(placement_offsets(19, 1, 0).size(), 19u);
+  EXPECT_THROW(placement_offsets(19, 20, 1), Error);
+  EXPECT_THROW(placement_offsets(19, 0, 1), Error);
+  EXPECT_THROW(placement_offsets(19, 4, -1), Error);
+}
+
+TEST(FftProfileSim, AnotherUnitSetOfTheSameSizeRunsTheSameTimeWithTheRestInterfering) {
+  // The model's units are identical, so the last k units give the first k units' times by hand
+  // -- as long as the interferer holds exactly the units the FFT does not (were it left on
+  // units k..H-1 it would share the FFT's units and slow it).
+  FftProfileRunOptions run;
+  run.kernels = cufft_kernels(CufftShape{22, 1}, rtx3060ti());
+  run.runs = 2;
+  for (int k : {1, 4, 9}) {
+    run.units = k;
+    run.first_unit = 19 - k;
+    for (const Nanos t : simulate_fft_profile_runs(rtx3060ti(), run)) EXPECT_EQ(t, l22(k)) << "k = " << k;
+  }
+  run.units = 4;
+  run.first_unit = 16;  // units 16..19: one past the last
+  EXPECT_THROW(simulate_fft_profile_runs(rtx3060ti(), run), Error);
+}
+
+TEST(FftProfileSim, EveryPlacementKeepsTheWorstAndReportsItsSpread) {
+  FftProfileOptions o;
+  o.runs = 2;
+  o.placements = 0;
+  std::vector<PlacementSpread> spreads;
+  const std::vector<Nanos> l = profile_fft_size_sim(rtx3060ti(), 22, o, &spreads);
+  ASSERT_EQ(spreads.size(), 19u);
+  for (int k = 1; k <= 18; ++k) {
+    const PlacementSpread& s = spreads[static_cast<std::size_t>(k - 1)];
+    EXPECT_EQ(l[static_cast<std::size_t>(k - 1)], l22(k)) << "k = " << k;
+    EXPECT_EQ(s.units, k);
+    EXPECT_EQ(s.placements, 20 - k);  // every contiguous set of k of the 19 units
+    EXPECT_EQ(s.best, l22(k));
+    EXPECT_EQ(s.worst, l22(k));
+  }
+  o.log2_sizes = {22};
+  o.placements = 2000;
+  try {
+    profile_fft_sim(rtx3060ti(), o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "placements");
+  }
 }
 
 TEST(FftProfileSim, ProfiledFileParsesAndItsBoundsAreLemma2ByHand) {

@@ -22,9 +22,12 @@ void validate(const FftProfileOptions& o) {
   if (o.runs < 1 || o.runs > 1'000'000) bad("runs", std::to_string(o.runs), "must be in 1..1000000");
   if (o.copies < 1 || o.copies > 1000) bad("copies", std::to_string(o.copies), "must be in 1..1000");
   if (!(o.rho >= 1) || !std::isfinite(o.rho)) bad("rho", fmt::format("{}", o.rho), "must be >= 1");
+  if (o.placements < 0 || o.placements > 1024)
+    bad("placements", std::to_string(o.placements), "must be in 0..1024 (0: every unit set)");
 }
 
-std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const FftProfileOptions& o) {
+std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const FftProfileOptions& o,
+                                        std::vector<PlacementSpread>* spreads) {
   CufftShape shape;
   shape.log2_size = log2_size;
   shape.batch = o.batch;
@@ -38,15 +41,26 @@ std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const 
   const Rng base(o.seed);
   for (int k = 1; k <= p.units(); ++k) {
     run.units = k;
-    run.seed =
-        base.fork(static_cast<std::uint64_t>(log2_size) * 4096 + static_cast<std::uint64_t>(k)).next_u64();
-    const std::vector<Nanos> times = simulate_fft_profile_runs(p, run);
-    wcet.push_back(*std::max_element(times.begin(), times.end()));  // worst observed (§III-C)
+    // The first set's seed is the one a single placement uses, so --placements only adds runs.
+    Rng seeds = base.fork(static_cast<std::uint64_t>(log2_size) * 4096 + static_cast<std::uint64_t>(k));
+    PlacementSpread spread{log2_size, k, 0, Nanos::max(), Nanos{0}};
+    for (int first : placement_offsets(p.units(), k, o.placements)) {
+      run.first_unit = first;
+      run.seed = seeds.next_u64();
+      const std::vector<Nanos> times = simulate_fft_profile_runs(p, run);
+      const Nanos worst = *std::max_element(times.begin(), times.end());  // worst observed (§III-C)
+      spread.best = std::min(spread.best, worst);
+      spread.worst = std::max(spread.worst, worst);
+      ++spread.placements;
+    }
+    wcet.push_back(spread.worst);
+    if (spreads != nullptr) spreads->push_back(spread);
   }
   return wcet;
 }
 
-SmlpSystem profile_fft_sim(const Platform& p, const FftProfileOptions& o) {
+SmlpSystem profile_fft_sim(const Platform& p, const FftProfileOptions& o,
+                           std::vector<PlacementSpread>* spreads) {
   validate(o);
   validate(p);
   SmlpSystem system;
@@ -54,7 +68,7 @@ SmlpSystem profile_fft_sim(const Platform& p, const FftProfileOptions& o) {
   system.time_unit = TimeUnit::us;
   system.rho = o.rho;
   for (int log2_size : o.log2_sizes) {
-    const std::vector<Nanos> wcet = profile_fft_size_sim(p, log2_size, o);
+    const std::vector<Nanos> wcet = profile_fft_size_sim(p, log2_size, o, spreads);
     for (int c = 1; c <= o.copies; ++c) {
       SmlpTask t;
       t.name = o.copies == 1 ? fmt::format("fft_2^{}", log2_size) : fmt::format("fft_2^{}_{}", log2_size, c);

@@ -204,7 +204,7 @@ FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions& o) {
 }
 
 SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int runs, int copies, double rho,
-                           int device) {
+                           int device, int placements, std::vector<PlacementSpread>* spreads) {
   check(cudaSetDevice(device), "cudaSetDevice");
   SharedPartitioner part;
   part.p = fft_partitioner(device);
@@ -217,51 +217,70 @@ SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int ru
   float* buffer = nullptr;
   check(cudaMalloc(&buffer, static_cast<std::size_t>(n) * sizeof(float)), "cudaMalloc");
   check(cudaMemset(buffer, 0, static_cast<std::size_t>(n) * sizeof(float)), "cudaMemset");
-  for (int log2_size : log2_sizes) {
-    FftTask task(log2_size, batch, {});
-    std::vector<Nanos> wcet;
-    for (int k = 1; k <= h; ++k) {
+  // The worst of `runs` executions on units first..first+k-1, every other unit interfering.
+  const auto profile_set = [&](FftTask& task, int first, int k) {
+    std::atomic<bool> stop{false};
+    std::thread interferer;
+    if (k < h) {
       // §III-C: every unit the FFT does not hold runs the interfering kernel, relaunched until
       // the k-unit runs are done.
-      std::atomic<bool> stop{false};
-      std::thread interferer;
-      if (k < h) {
-        const cudaStream_t s = part.stream(units_mask(k, h - k));
-        const int blocks = (h - k) * part.p->unit_sms() * 4;
-        interferer = std::thread([&, s, blocks] {
-          cudaSetDevice(device);
-          while (!stop) {
-            if (launch_interference(s, buffer, n, blocks, 1'000'000) != 0) break;
-            if (cudaStreamSynchronize(s) != cudaSuccess) break;
-          }
-        });
-      }
-      const cudaStream_t mine = part.stream(units_mask(0, k));
-      Nanos worst{0};
-      try {
-        task.copy_in();
-        task.exec(mine);  // warm-up, not counted
-        for (int r = 0; r < runs; ++r) {
-          const auto a = Clock::now();
-          task.exec(mine);
-          worst = std::max(worst, since(a, Clock::now()));
+      std::vector<int> others;
+      for (int u = 0; u < h; ++u)
+        if (u < first || u >= first + k) others.push_back(u);
+      const cudaStream_t s = part.stream(mask_of(others));
+      const int blocks = (h - k) * part.p->unit_sms() * 4;
+      interferer = std::thread([&, s, blocks] {
+        cudaSetDevice(device);
+        while (!stop) {
+          if (launch_interference(s, buffer, n, blocks, 1'000'000) != 0) break;
+          if (cudaStreamSynchronize(s) != cudaSuccess) break;
         }
-      } catch (...) {
-        stop = true;
-        if (interferer.joinable()) interferer.join();
-        cudaFree(buffer);
-        throw;
+      });
+    }
+    const cudaStream_t mine = part.stream(units_mask(first, k));
+    Nanos worst{0};
+    try {
+      task.copy_in();
+      task.exec(mine);  // warm-up, not counted
+      for (int r = 0; r < runs; ++r) {
+        const auto a = Clock::now();
+        task.exec(mine);
+        worst = std::max(worst, since(a, Clock::now()));
       }
+    } catch (...) {
       stop = true;
       if (interferer.joinable()) interferer.join();
-      wcet.push_back(worst);
+      throw;
     }
-    for (int c = 1; c <= copies; ++c) {
-      SmlpTask t;
-      t.name = copies == 1 ? fmt::format("fft_2^{}", log2_size) : fmt::format("fft_2^{}_{}", log2_size, c);
-      t.wcet_by_units = wcet;
-      system.tasks.push_back(std::move(t));
+    stop = true;
+    if (interferer.joinable()) interferer.join();
+    return worst;
+  };
+  try {
+    for (int log2_size : log2_sizes) {
+      FftTask task(log2_size, batch, {});
+      std::vector<Nanos> wcet;
+      for (int k = 1; k <= h; ++k) {
+        PlacementSpread spread{log2_size, k, 0, Nanos::max(), Nanos{0}};
+        for (int first : placement_offsets(h, k, placements)) {
+          const Nanos worst = profile_set(task, first, k);
+          spread.best = std::min(spread.best, worst);
+          spread.worst = std::max(spread.worst, worst);
+          ++spread.placements;
+        }
+        wcet.push_back(spread.worst);
+        if (spreads != nullptr) spreads->push_back(spread);
+      }
+      for (int c = 1; c <= copies; ++c) {
+        SmlpTask t;
+        t.name = copies == 1 ? fmt::format("fft_2^{}", log2_size) : fmt::format("fft_2^{}_{}", log2_size, c);
+        t.wcet_by_units = wcet;
+        system.tasks.push_back(std::move(t));
+      }
     }
+  } catch (...) {
+    cudaFree(buffer);
+    throw;
   }
   check(cudaGetLastError(), "interfering kernel launch");
   cudaFree(buffer);

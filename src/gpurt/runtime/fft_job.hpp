@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpurt/core/time.hpp"
+#include "gpurt/model/placements.hpp"
 #include "gpurt/model/smlp_task.hpp"
 
 namespace gpurt {
@@ -42,9 +43,11 @@ struct FftGpuTasksResult {
 FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions& options);
 
 /// §III-C on the GPU: for every k = 1..H, the worst of `runs` executions with the FFT's stream
-/// on units 0..k-1 and a memory- and compute-heavy spinning kernel on units k..H-1. Returns a
-/// gpurt/smlp@1 system (time unit µs) describing the device, `copies` tasks per size.
+/// on k contiguous units and a memory- and compute-heavy spinning kernel on every other unit,
+/// over the unit sets `placements` names (placement_offsets, model/placements.hpp; 1: units
+/// 0..k-1 only). Returns a gpurt/smlp@1 system (time unit µs) describing the device, `copies`
+/// tasks per size; `spreads`, if given, receives each size's and k's best and worst unit set.
 SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int runs, int copies, double rho,
-                           int device);
+                           int device, int placements = 1, std::vector<PlacementSpread>* spreads = nullptr);
 
 }  // namespace gpurt

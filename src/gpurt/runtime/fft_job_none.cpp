@@ -8,7 +8,8 @@ FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions&) {
   throw Error("FFT job: gpurt was built without CUDA (no nvcc found at configure time)");
 }
 
-SmlpSystem profile_fft_gpu(const std::vector<int>&, int, int, int, double, int) {
+SmlpSystem profile_fft_gpu(const std::vector<int>&, int, int, int, double, int, int,
+                           std::vector<PlacementSpread>*) {
   throw Error("FFT job: gpurt was built without CUDA (no nvcc found at configure time)");
 }
 

@@ -181,7 +181,8 @@ class ProfileDriver : public sim::SimDriver {
 
   void start(sim::Simulator& sim) override {
     _kernels = in_waves(_o.kernels, _o.units * _p.partition_unit);
-    _fft = sim.driver_stream(unit_mask(_p, 0, _o.units));
+    std::vector<bool> mine = unit_mask(_p, _o.first_unit, _o.units);
+    _fft = sim.driver_stream(mine);
     const int others = _p.units() - _o.units;
     if (others > 0) {
       // One wave of whole-SM blocks on every other unit, relaunched as it completes until the
@@ -191,7 +192,8 @@ class ProfileDriver : public sim::SimDriver {
       _interferer.shape.shared_memory = _p.shared_memory;
       _interferer.block_time = _o.interferer_block;
       _interferer.blocks = others * _p.partition_unit;
-      _other = sim.driver_stream(unit_mask(_p, _o.units, others));
+      mine.flip();  // every unit the FFT does not hold
+      _other = sim.driver_stream(mine);
       sim.driver_launch(_other, _interferer, 1, kInterfererLocality);
     }
     schedule_run(sim);
@@ -273,6 +275,9 @@ std::vector<Nanos> simulate_fft_profile_runs(const Platform& p, const FftProfile
   validate(p);
   if (o.units < 1 || o.units > p.units())
     throw Error(fmt::format("FFT profile: {} units on {} (1..{})", o.units, p.id, p.units()));
+  if (o.first_unit < 0 || o.first_unit > p.units() - o.units)
+    throw Error(fmt::format("FFT profile: units {}..{} on {} (it has units 0..{})", o.first_unit,
+                            o.first_unit + o.units - 1, p.id, p.units() - 1));
   if (o.runs < 1 || o.kernels.empty() || o.interferer_block.count() < 1)
     throw Error("FFT profile: needs >= 1 run, >= 1 kernel and an interferer block >= 1 ns");
   ProfileDriver driver(p, o);

@@ -42,9 +42,12 @@ FftTasksResult simulate_fft_tasks(const Platform& platform, const FftTasksOption
 
 struct FftProfileRunOptions {
   std::vector<KernelSpec> kernels;  ///< one FFT execution
-  int units = 1;                    ///< k: the FFT's stream is restricted to units 0..k-1
-  int runs = 1;                     ///< executions, one after another
-  /// The interfering kernel on units k..H-1 (FFT/SMLP §III-C: every other unit busy):
+  int units = 1;                    ///< k: the FFT's stream is restricted to k units
+  /// The first of the FFT's units: it runs on first_unit..first_unit+k-1 (§III-C, non-uniform
+  /// SMs: the same k on another set of units).
+  int first_unit = 0;
+  int runs = 1;  ///< executions, one after another
+  /// The interfering kernel on every other unit (FFT/SMLP §III-C: every other unit busy):
   /// one wave of whole-SM blocks of this length, relaunched until the last run is done.
   Nanos interferer_block{1'000'000};
   std::uint64_t seed = 1;  ///< each run starts after a random offset in [0, interferer_block)
