@@ -30,9 +30,13 @@ void run_profile(const ProfileArgs& a) {
   if (a.placements == "all") {
     o.placements = 0;
   } else {
-    const std::vector<int> n = parse_int_list(a.placements, 1, 1024, "--placements");
+    std::vector<int> n;
+    try {
+      n = parse_int_list(a.placements, 1, 1024, "--placements");
+    } catch (const InputError&) {
+    }
     if (n.size() != 1)
-      throw InputError("command line", "--placements", a.placements, "must be one count in 1..1024, or all");
+      throw InputError("command line", "--placements", a.placements, "must be a count in 1..1024, or all");
     o.placements = n.front();
   }
   validate(o);
