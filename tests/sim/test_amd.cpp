@@ -238,6 +238,49 @@ TEST(AmdWaveRelease, ParsedBoundedAndShownWithThePreset) {
     EXPECT_THROW((void)parse(bad), InputError) << bad;
 }
 
+// CU resource locking (PerfParams::cu_lock_threshold). CU 0 only: K1 = 30 blocks of 256 threads
+// (1 s each), ten of which fill the CU at 0, 1 and 2 s; K2 = one 1,024-thread block, at 0.5 s.
+// With whole-block frees smaller blocks are served first, so without the lock K1 takes every
+// 2,560 threads its ten ending blocks free and K2 starts only when K1 has no block left (3 s).
+// Failed attempts: K1's 11th block at 0 s (the CU is full), K2's look at 0.5 s, then at 1 s K1's
+// 21st block (its count restarted when its 11th was placed) and K2's second look.
+// - Threshold 2: K2 reaches 2 at 1 s, K1 only 1, so CU 0 is locked for K2; at 2 s K1's ten
+//   blocks end, K1 may not start there, and K2 takes the CU (K1's last blocks then end at 4 s).
+// - Threshold 1: K1's waiting block locks the CU first, at 0 s, and again each time it waits,
+//   so the lock never comes free for K2 (one lock a CU): K2 starves as without the lock.
+TEST(AmdCuLock, AWaitingBlockGetsItsCuLockedAfterThresholdFailedAttempts) {
+  Platform p = radeon();
+  p.model = PerfParams{};
+  const std::string cfg = config({one_kernel(30, 256, kCu0, 0, "K1"), one_kernel(1, 1024, kCu0, 0.5, "K2")});
+  const SimResult starved = run_text(cfg, p);
+  EXPECT_DOUBLE_EQ(start_s(starved, "K2"), 3.0);
+  EXPECT_DOUBLE_EQ(last_end(kernel(starved, "K1")), 3.0);
+  p.model.cu_lock_threshold = 2;
+  const SimResult locked = run_text(cfg, p);
+  EXPECT_DOUBLE_EQ(start_s(locked, "K2"), 2.0);
+  EXPECT_DOUBLE_EQ(last_end(kernel(locked, "K1")), 4.0);
+  p.model.cu_lock_threshold = 1;
+  EXPECT_DOUBLE_EQ(start_s(run_text(cfg, p), "K2"), 3.0);
+  // The ideal model turns the lock off with every other mechanism.
+  p.model.cu_lock_threshold = 2;
+  SimulateOptions ideal;
+  ideal.ideal_model = true;
+  EXPECT_DOUBLE_EQ(start_s(run_text(cfg, p, ideal), "K2"), 3.0);
+}
+
+TEST(AmdCuLock, ParsedBoundedAndShownWithThePreset) {
+  EXPECT_DOUBLE_EQ(radeon_preset().model.cu_lock_threshold, 6);
+  EXPECT_DOUBLE_EQ(to_json(radeon_preset().model)["cu_lock_threshold"].get<double>(), 6);
+  const auto parse = [](const char* text) {
+    const Json doc = parse_json(text, "m.json");
+    return parse_perf_params(JsonNode(doc, "m.json"));
+  };
+  EXPECT_DOUBLE_EQ(parse(R"({"cu_lock_threshold": 12})").cu_lock_threshold, 12);
+  for (const char* bad : {R"({"cu_lock_threshold": 1.5})", R"({"cu_lock_threshold": -1})",
+                          R"({"cu_lock_threshold": 2e6})"})
+    EXPECT_THROW((void)parse(bad), InputError) << bad;
+}
+
 TEST(AmdDispatch, Fig49SePackedSixteenCusStallOnTheLoneCu) {
   // SE-packed 16 CUs: 15 on SE 0 and 1 on SE 2; every second block goes to the lone CU, which
   // takes 2 at a time: 512 blocks / 2 = 256 rounds x 0.356 ms = 91.136 ms.

@@ -5,7 +5,7 @@ namespace gpurt {
 PerfParams parse_perf_params(const JsonNode& node) {
   node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
                       "kernel_jitter", "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release",
-                      "comment"});
+                      "cu_lock_threshold", "comment"});
   PerfParams p;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
@@ -43,6 +43,12 @@ PerfParams parse_perf_params(const JsonNode& node) {
     if (!(p.wave_release >= 0 && p.wave_release < 1))
       v->fail("must be in [0, 1) (a fraction of a block's time)");
   }
+  if (auto v = node.find("cu_lock_threshold")) {
+    p.cu_lock_threshold = v->as_number();
+    if (!(p.cu_lock_threshold >= 0 && p.cu_lock_threshold <= 1e6 &&
+          p.cu_lock_threshold == static_cast<double>(static_cast<std::int64_t>(p.cu_lock_threshold))))
+      v->fail("must be a whole number in 0..1000000 (failed placement attempts; 0: off)");
+  }
   return p;
 }
 
@@ -56,7 +62,8 @@ Json to_json(const PerfParams& p) {
               {"host_cores", p.host_cores},
               {"host_slice_us", p.host_slice_us},
               {"block_dispatch_ns", p.block_dispatch_ns},
-              {"wave_release", p.wave_release}};
+              {"wave_release", p.wave_release},
+              {"cu_lock_threshold", p.cu_lock_threshold}};
 }
 
 }  // namespace gpurt

@@ -60,6 +60,14 @@ struct PerfParams {
   /// cuts ahead only where the other does not fit (the text's rule); 0: a block frees everything
   /// at its end and smaller blocks are served first within an instant. sim/amd_dispatch.cpp.
   double wave_release = 0;
+  /// AMD CU resource locking (GCN's COMPUTE_RESOURCE_LIMITS register has a LOCK_THRESHOLD field:
+  /// the workload manager can lock a CU's resources for a workgroup that keeps failing to fit):
+  /// a waiting block that has failed this many placement attempts at its SE (an attempt: a look
+  /// after a CU there freed resources) gets one CU of its mask locked for it, the one with the
+  /// most free threads; no other kernel's block starts there until the waiting block is placed.
+  /// It bounds how long smaller blocks can keep cutting ahead of a larger one (Dissertation
+  /// Table 4.1, uneven semi-partitioning). A whole number; 0: off. sim/amd_dispatch.cpp.
+  double cu_lock_threshold = 0;
 
   /// True when every block-time mechanism is off (every block runs its isolated time).
   bool blocks_ideal() const noexcept {
@@ -69,7 +77,7 @@ struct PerfParams {
   /// True when every mechanism is off (the ideal model).
   bool ideal() const noexcept {
     return blocks_ideal() && (host_cores == 0 || host_slice_us == 0) && block_dispatch_ns == 0 &&
-           wave_release == 0;
+           wave_release == 0 && cu_lock_threshold == 0;
   }
   bool operator==(const PerfParams&) const = default;
 };

@@ -31,6 +31,10 @@ constexpr double kRadeonViiWaveRelease = 0.95;
 // variability on the Radeon VII"): scripts/fit-amd --stage jitter, on ONE number, Dissertation
 // Table 4.1's isolated MM1024 standard deviation (0.018 ms).
 constexpr double kRadeonViiKernelJitter = 0.02;
+// Radeon VII CU resource locking (PerfParams::cu_lock_threshold; docs/simulator.md "AMD CU
+// resource locking"): scripts/fit-amd --stage lock, on ONE number, the Dissertation's Table 4.1
+// MM1024-vs-MM256 uneven semi-partitioning mean (84.362 ms), on the whole numbers 1..16.
+constexpr double kRadeonViiCuLockThreshold = 6;
 
 std::array<Platform, 9> presets() {
   return {{
@@ -118,6 +122,7 @@ std::array<Platform, 9> with_models() {
       p.model.memory_bandwidth = kRadeonViiMemoryBandwidth;
       p.model.wave_release = kRadeonViiWaveRelease;
       p.model.kernel_jitter = kRadeonViiKernelJitter;
+      p.model.cu_lock_threshold = kRadeonViiCuLockThreshold;
     }
   }
   return table;

@@ -22,6 +22,9 @@
 //   steps over the end of its time (one step per SIMD of a GCN CU), and the workload managers
 //   serve the least recently served kernel first: a smaller block cuts ahead only where the
 //   other does not fit (§4.2.2.3; see PerfParams::wave_release).
+// - With the performance model's cu_lock_threshold > 0 a block that has failed that many
+//   placement attempts at its SE gets a CU locked for it: no other kernel's block starts there
+//   until it is placed (GCN's LOCK_THRESHOLD; see PerfParams::cu_lock_threshold).
 #include <algorithm>
 
 #include "gpurt/sim/engine.hpp"
@@ -36,6 +39,7 @@ void Simulator::init_amd() {
   _se_cursor.assign(static_cast<std::size_t>(ses), 0);
   _se_releases.assign(static_cast<std::size_t>(ses), 0);
   _se_release_log.assign(static_cast<std::size_t>(ses), {});
+  _cu_lock.assign(static_cast<std::size_t>(_platform.sms), -1);
   // The driver's CU mask mapping (Fig. 4.8): flat CU bit i lies on SE i % ses.
   for (int cu = 0; cu < _platform.sms; ++cu) _se_cus[static_cast<std::size_t>(cu % ses)].push_back(cu);
 }
@@ -43,14 +47,14 @@ void Simulator::init_amd() {
 // The workload manager of `se` places a block on the first enabled CU that can hold it,
 // searching round robin from the CU after the one that got its previous block.
 // Looks only; dispatch_amd moves the cursor when the block really starts.
-int Simulator::place_in_se(int se, const BlockShape& shape, const std::vector<bool>& mask) {
+int Simulator::place_in_se(int op, int se, const BlockShape& shape, const std::vector<bool>& mask) {
   const auto& cus = _se_cus[static_cast<std::size_t>(se)];
   const std::size_t cursor = _se_cursor[static_cast<std::size_t>(se)];
   const std::size_t n = cus.size();
   for (std::size_t i = cursor, seen = 0; seen < n; ++seen, i = i + 1 == n ? 0 : i + 1) {
     const int cu = cus[i];
     if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
-    if (_device.fits(cu, shape)) return cu;
+    if (_device.fits(cu, shape) && lock_allows(op, cu)) return cu;
   }
   return -1;
 }
@@ -58,11 +62,11 @@ int Simulator::place_in_se(int se, const BlockShape& shape, const std::vector<bo
 // The same choice as place_in_se when the CUs that can hold the block are among those freed
 // since release `since` of the SE: the first of them, in the SE's round-robin order from its
 // cursor, that fits. Falls back to the full search when the log no longer reaches back.
-int Simulator::place_in_se_since(int se, const BlockShape& shape, const std::vector<bool>& mask,
+int Simulator::place_in_se_since(int op, int se, const BlockShape& shape, const std::vector<bool>& mask,
                                  std::uint64_t since) {
   const auto s = static_cast<std::size_t>(se);
   const std::uint64_t now = _se_releases[s];
-  if (now - since > kReleaseLog) return place_in_se(se, shape, mask);
+  if (now - since > kReleaseLog) return place_in_se(op, se, shape, mask);
   const std::size_t n = _se_cus[s].size();
   const std::size_t cursor = _se_cursor[s];
   const auto ses = static_cast<std::size_t>(_platform.shader_engines);
@@ -74,12 +78,32 @@ int Simulator::place_in_se_since(int se, const BlockShape& shape, const std::vec
         (static_cast<std::size_t>(cu) / ses + n - cursor) % n;  // CU cu is _se_cus[s][cu / ses]
     if (pos >= best_pos) continue;
     if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
-    if (_device.fits(cu, shape)) {
+    if (_device.fits(cu, shape) && lock_allows(op, cu)) {
       best = cu;
       best_pos = pos;
     }
   }
   return best;
+}
+
+void Simulator::lock_cu(int op, int se, const std::vector<bool>& mask) {
+  const auto& cus = _se_cus[static_cast<std::size_t>(se)];
+  const std::size_t cursor = _se_cursor[static_cast<std::size_t>(se)];
+  const std::size_t n = cus.size();
+  int best = -1, best_free = -1;
+  for (std::size_t i = cursor, seen = 0; seen < n; ++seen, i = i + 1 == n ? 0 : i + 1) {
+    const int cu = cus[i];
+    if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
+    if (_cu_lock[static_cast<std::size_t>(cu)] >= 0) continue;
+    const int free = _platform.max_threads - _device.resident_threads(cu);
+    if (free > best_free) {
+      best = cu;
+      best_free = free;
+    }
+  }
+  if (best < 0) return;  // every CU it may use is locked for another kernel: it keeps trying
+  _cu_lock[static_cast<std::size_t>(best)] = op;
+  _ops[static_cast<std::size_t>(op)].locked_cu = best;
 }
 
 void Simulator::note_release(int cu) {
@@ -152,6 +176,7 @@ void Simulator::release_block(int id, int sm) {
 void Simulator::dispatch_amd() {
   const Nanos interval{static_cast<std::int64_t>(_perf.params().block_dispatch_ns)};
   const bool lru = _perf.params().wave_release > 0;
+  const auto lock_after = static_cast<std::int64_t>(_perf.params().cu_lock_threshold);
   while (true) {
     int best = -1, best_cu = -1;
     Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again
@@ -172,11 +197,12 @@ void Simulator::dispatch_amd() {
       const std::uint64_t releases = _se_releases[static_cast<std::size_t>(se)];
       const bool unfit = op.unfit_se == se;
       if (unfit && op.unfit_at == releases) continue;  // nothing freed there since
-      const int cu =
-          unfit ? place_in_se_since(se, op.shape, s.mask, op.unfit_at) : place_in_se(se, op.shape, s.mask);
+      const int cu = unfit ? place_in_se_since(id, se, op.shape, s.mask, op.unfit_at)
+                           : place_in_se(id, se, op.shape, s.mask);
       if (cu < 0) {  // this block waits; others may cut ahead of it
         op.unfit_se = se;
         op.unfit_at = releases;
+        if (lock_after > 0 && op.locked_cu < 0 && ++op.unfit_tries >= lock_after) lock_cu(id, se, s.mask);
         continue;
       }
       best = id;
@@ -194,6 +220,12 @@ void Simulator::dispatch_amd() {
     const int ses = _platform.shader_engines;
     _se_cursor[static_cast<std::size_t>(best_cu % ses)] =
         static_cast<std::size_t>(best_cu / ses + 1) % _se_cus[static_cast<std::size_t>(best_cu % ses)].size();
+    op.unfit_tries = 0;
+    if (op.locked_cu >= 0) {  // placed (on its locked CU or another): the CU is open to all again
+      _cu_lock[static_cast<std::size_t>(op.locked_cu)] = -1;
+      note_release(op.locked_cu);
+      op.locked_cu = -1;
+    }
     start_block(best, best_cu);
     if (interval.count() > 0) op.ace_ready = _now + interval;
     op.last_served = ++_serve_clock;

@@ -64,6 +64,10 @@ struct Op {
   /// frees something, resources there only shrink, so the block still does not fit.
   int unfit_se = -1;
   std::uint64_t unfit_at = 0;
+  /// PerfParams::cu_lock_threshold: failed placement attempts of the next block, and the CU
+  /// locked for it (-1: none).
+  std::int64_t unfit_tries = 0;
+  int locked_cu = -1;
   // copy / memset
   Nanos duration{0};
   int engine = 0;
@@ -193,10 +197,19 @@ class Simulator {
   // ACEs dealing blocks to SEs in block order, workload managers that let blocks cut ahead.
   void init_amd();
   void dispatch_amd();
-  int place_in_se(int se, const BlockShape& shape, const std::vector<bool>& mask);
+  int place_in_se(int op, int se, const BlockShape& shape, const std::vector<bool>& mask);
   /// place_in_se for a kernel whose block did not fit in `se` when its release count was
   /// `since`: only the CUs freed since then can hold it now (every other lost resources only).
-  int place_in_se_since(int se, const BlockShape& shape, const std::vector<bool>& mask, std::uint64_t since);
+  int place_in_se_since(int op, int se, const BlockShape& shape, const std::vector<bool>& mask,
+                        std::uint64_t since);
+  /// PerfParams::cu_lock_threshold: locks for `op` the enabled, unlocked CU of `se` with the most
+  /// free threads (the first in the SE's round-robin order on ties).
+  void lock_cu(int op, int se, const std::vector<bool>& mask);
+  /// Whether `op` may place a block on `cu`: no other kernel's block holds a lock on it.
+  bool lock_allows(int op, int cu) const noexcept {
+    const int owner = _cu_lock[static_cast<std::size_t>(cu)];
+    return owner < 0 || owner == op;
+  }
   void note_release(int cu);
   /// PerfParams::wave_release: schedules the early steps of a block started now lasting
   /// `duration`; release_wave_step frees one of them, release_block what is left at its end.
@@ -229,6 +242,7 @@ class Simulator {
   /// per SE: the CUs of its latest kReleaseLog releases, release r at [r % kReleaseLog]
   static constexpr std::uint64_t kReleaseLog = 16;
   std::vector<std::array<int, kReleaseLog>> _se_release_log;
+  std::vector<int> _cu_lock;                ///< per CU: the op it is locked for (-1: none)
   std::uint64_t _serve_clock = 0;  ///< workload managers' service order
   Nanos _ace_wake{-1};             ///< time of the pending dispatch_wake event (-1: none)
   /// The batch of events at this instant may let a block start. Only a wave_end that frees
