@@ -226,13 +226,15 @@ TEST(AmdWaveRelease, LeastRecentlyServedKernelFirstWhenBothFit) {
   EXPECT_DOUBLE_EQ(start_s(lru, "K3"), 1.5);
 }
 
+// A platform file's "model" section, parsed (throws InputError).
+PerfParams parse(const char* text) {
+  const Json doc = parse_json(text, "m.json");
+  return parse_perf_params(JsonNode(doc, "m.json"));
+}
+
 TEST(AmdWaveRelease, ParsedBoundedAndShownWithThePreset) {
   EXPECT_DOUBLE_EQ(radeon().model.wave_release, 0.95);
   EXPECT_DOUBLE_EQ(to_json(radeon().model)["wave_release"].get<double>(), 0.95);
-  const auto parse = [](const char* text) {
-    const Json doc = parse_json(text, "m.json");
-    return parse_perf_params(JsonNode(doc, "m.json"));
-  };
   EXPECT_DOUBLE_EQ(parse(R"({"wave_release": 0.25})").wave_release, 0.25);
   for (const char* bad : {R"({"wave_release": 1})", R"({"wave_release": -0.1})"})
     EXPECT_THROW((void)parse(bad), InputError) << bad;
@@ -271,13 +273,9 @@ TEST(AmdCuLock, AWaitingBlockGetsItsCuLockedAfterThresholdFailedAttempts) {
 TEST(AmdCuLock, ParsedBoundedAndShownWithThePreset) {
   EXPECT_DOUBLE_EQ(radeon_preset().model.cu_lock_threshold, 6);
   EXPECT_DOUBLE_EQ(to_json(radeon_preset().model)["cu_lock_threshold"].get<double>(), 6);
-  const auto parse = [](const char* text) {
-    const Json doc = parse_json(text, "m.json");
-    return parse_perf_params(JsonNode(doc, "m.json"));
-  };
   EXPECT_DOUBLE_EQ(parse(R"({"cu_lock_threshold": 12})").cu_lock_threshold, 12);
-  for (const char* bad : {R"({"cu_lock_threshold": 1.5})", R"({"cu_lock_threshold": -1})",
-                          R"({"cu_lock_threshold": 2e6})"})
+  for (const char* bad :
+       {R"({"cu_lock_threshold": 1.5})", R"({"cu_lock_threshold": -1})", R"({"cu_lock_threshold": 2e6})"})
     EXPECT_THROW((void)parse(bad), InputError) << bad;
 }
 

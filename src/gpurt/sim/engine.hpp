@@ -242,7 +242,7 @@ class Simulator {
   /// per SE: the CUs of its latest kReleaseLog releases, release r at [r % kReleaseLog]
   static constexpr std::uint64_t kReleaseLog = 16;
   std::vector<std::array<int, kReleaseLog>> _se_release_log;
-  std::vector<int> _cu_lock;                ///< per CU: the op it is locked for (-1: none)
+  std::vector<int> _cu_lock;       ///< per CU: the op it is locked for (-1: none)
   std::uint64_t _serve_clock = 0;  ///< workload managers' service order
   Nanos _ace_wake{-1};             ///< time of the pending dispatch_wake event (-1: none)
   /// The batch of events at this instant may let a block start. Only a wave_end that frees
