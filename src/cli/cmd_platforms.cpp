@@ -14,6 +14,19 @@ std::string kib(std::int64_t bytes) {
   return bytes % 1024 == 0 ? fmt::format("{} KiB", bytes / 1024) : fmt::format("{} B", bytes);
 }
 
+// The platform's performance model in one line: "ideal", or its parameters that are not 0
+// (docs/simulator.md "Performance model"; `--json` shows all of them).
+std::string model_summary(const PerfParams& model) {
+  if (model.ideal()) return "ideal";
+  std::string out;
+  const Json params = to_json(model);
+  for (const auto& [key, value] : params.items()) {
+    if (value.get<double>() == 0) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, value.get<double>());
+  }
+  return out;
+}
+
 void run(const std::string& name, bool json) {
   if (name.empty()) {
     if (json) {
@@ -57,6 +70,7 @@ void run(const std::string& name, bool json) {
   t.add({"threads per block", std::to_string(p->max_threads_per_block)});
   t.add({"copy engines", std::to_string(p->copy_engines)});
   if (p->shader_engines > 0) t.add({"shader engines", std::to_string(p->shader_engines)});
+  t.add({"performance model", model_summary(p->model)});
   fmt::print("{}", t.render());
 }
 

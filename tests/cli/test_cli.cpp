@@ -143,6 +143,13 @@ TEST_F(Cli, Platforms) {
   const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
   EXPECT_EQ(j["sms"], 68);
   EXPECT_EQ(j["partition_unit"], 2);
+  // The text form names the fitted model's parameters that are not 0, or "ideal".
+  r = cli("platforms radeon-vii");
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("wave_release 0.95"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cu_lock_threshold 6"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("switch_cost"), std::string::npos) << r.out;
+  EXPECT_NE(cli("platforms rtx2080ti").out.find("performance model     ideal"), std::string::npos);
   r = cli("platforms rtx9999");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
