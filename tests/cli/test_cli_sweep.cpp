@@ -90,7 +90,8 @@ TEST_F(SweepCli, PlotsAreSvgChartsOfTheCsv) {
        {"rtgpu", "self-suspension", "stgm", "acceptance ratio", "analysis, 6 task sets"}) {
     EXPECT_NE(svg.find(label), std::string::npos) << label;
   }
-  const Outcome c = cli("sweep pbs --figure 5c --sets 3 --quiet --plot " + path("c.svg"));
+  const Outcome c =
+      cli("sweep pbs --figure 5c --sets 3 --max-vertices 100000 --quiet --plot " + path("c.svg"));
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(read("c.svg").find("vertices_no_merge"), std::string::npos);
 }
