@@ -148,8 +148,9 @@ bool Simulator::release_wave_step(int id, int sm, int step) {
   const BlockShape part = wave_part(shape, step, wave_steps(shape));
   _device.release_part(sm, part.threads, part.registers);
   note_release(sm);
-  return std::any_of(_amd_active.begin(), _amd_active.end(),
-                     [&](int k) { return _device.fits(sm, _ops[static_cast<std::size_t>(k)].shape); });
+  return std::any_of(_amd_active.begin(), _amd_active.end(), [&](const AmdSlot& a) {
+    return _device.fits(sm, _ops[static_cast<std::size_t>(a.id)].shape);
+  });
 }
 
 void Simulator::release_block(int id, int sm) {
@@ -178,44 +179,46 @@ void Simulator::dispatch_amd() {
   const bool lru = _perf.params().wave_release > 0;
   const auto lock_after = static_cast<std::int64_t>(_perf.params().cu_lock_threshold);
   while (true) {
-    int best = -1, best_cu = -1;
+    std::size_t best = _amd_active.size();  // the slot of the kernel to serve
+    int best_cu = -1;
     Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again
-    for (int id : _amd_active) {
-      Op& op = _ops[static_cast<std::size_t>(id)];
-      if (op.ace_ready > _now) {  // its ACE handed out a block less than `interval` ago
-        if (next_ready.count() < 0 || op.ace_ready < next_ready) next_ready = op.ace_ready;
+    for (std::size_t k = 0; k < _amd_active.size(); ++k) {
+      AmdSlot& a = _amd_active[k];
+      if (a.ace_ready > _now) {  // its ACE handed out a block less than `interval` ago
+        if (next_ready.count() < 0 || a.ace_ready < next_ready) next_ready = a.ace_ready;
         continue;
       }
-      if (best >= 0) {
-        const Op& b = _ops[static_cast<std::size_t>(best)];
-        const bool better = op.shape.threads != b.shape.threads && !lru ? op.shape.threads < b.shape.threads
-                                                                        : op.last_served < b.last_served;
+      if (best < _amd_active.size()) {
+        const AmdSlot& b = _amd_active[best];
+        const bool better =
+            a.threads != b.threads && !lru ? a.threads < b.threads : a.last_served < b.last_served;
         if (!better) continue;
       }
+      const std::uint64_t releases = _se_releases[static_cast<std::size_t>(a.se)];
+      const bool unfit = a.unfit_se == a.se;
+      if (unfit && a.unfit_at == releases) continue;  // nothing freed there since
+      Op& op = _ops[static_cast<std::size_t>(a.id)];
       const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
-      const int se = s.ses[static_cast<std::size_t>(op.se_turn)];
-      const std::uint64_t releases = _se_releases[static_cast<std::size_t>(se)];
-      const bool unfit = op.unfit_se == se;
-      if (unfit && op.unfit_at == releases) continue;  // nothing freed there since
-      const int cu = unfit ? place_in_se_since(id, se, op.shape, s.mask, op.unfit_at)
-                           : place_in_se(id, se, op.shape, s.mask);
+      const int cu = unfit ? place_in_se_since(a.id, a.se, op.shape, s.mask, a.unfit_at)
+                           : place_in_se(a.id, a.se, op.shape, s.mask);
       if (cu < 0) {  // this block waits; others may cut ahead of it
-        op.unfit_se = se;
-        op.unfit_at = releases;
-        if (lock_after > 0 && op.locked_cu < 0 && ++op.unfit_tries >= lock_after) lock_cu(id, se, s.mask);
+        a.unfit_se = a.se;
+        a.unfit_at = releases;
+        if (lock_after > 0 && op.locked_cu < 0 && ++op.unfit_tries >= lock_after) lock_cu(a.id, a.se, s.mask);
         continue;
       }
-      best = id;
+      best = k;
       best_cu = cu;
     }
-    if (best < 0) {
+    if (best == _amd_active.size()) {
       if (next_ready.count() >= 0 && (_ace_wake < _now || next_ready < _ace_wake)) {
         _ace_wake = next_ready;
         schedule(next_ready, EventKind::dispatch_wake);
       }
       return;
     }
-    Op& op = _ops[static_cast<std::size_t>(best)];
+    AmdSlot& a = _amd_active[best];
+    Op& op = _ops[static_cast<std::size_t>(a.id)];
     const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
     const int ses = _platform.shader_engines;
     _se_cursor[static_cast<std::size_t>(best_cu % ses)] =
@@ -226,12 +229,12 @@ void Simulator::dispatch_amd() {
       note_release(op.locked_cu);
       op.locked_cu = -1;
     }
-    start_block(best, best_cu);
-    if (interval.count() > 0) op.ace_ready = _now + interval;
-    op.last_served = ++_serve_clock;
+    start_block(a.id, best_cu);
+    if (interval.count() > 0) a.ace_ready = _now + interval;
+    a.last_served = ++_serve_clock;
     op.se_turn = op.se_turn + 1 == static_cast<int>(s.ses.size()) ? 0 : op.se_turn + 1;
-    if (op.next_block == op.blocks)
-      _amd_active.erase(std::find(_amd_active.begin(), _amd_active.end(), best));
+    a.se = s.ses[static_cast<std::size_t>(op.se_turn)];
+    if (op.next_block == op.blocks) _amd_active.erase(_amd_active.begin() + static_cast<std::ptrdiff_t>(best));
   }
 }
 

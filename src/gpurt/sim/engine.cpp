@@ -114,7 +114,8 @@ void Simulator::try_activate(int stream) {
   switch (op.kind) {
     case Op::Kind::kernel:
       if (_amd) {
-        _amd_active.push_back(id);  // its stream's hardware queue now dispatches it
+        // its stream's hardware queue now dispatches it
+        _amd_active.push_back({.id = id, .threads = op.shape.threads, .se = s.ses.front()});
       } else {
         c.primary[static_cast<std::size_t>(s.level)].push_back(id);
       }

@@ -56,14 +56,8 @@ struct Op {
   std::vector<bool> mask;      ///< the launch's own SM mask (KernelSpec::sm_mask); empty: its stream's
   int mask_sms = 0;            ///< SMs `mask` allows (when not empty)
   int driver_tag = -1;         ///< launched by the SimDriver: reported to it on completion
-  // AMD dispatch (amd_dispatch.cpp)
-  int se_turn = 0;                ///< index into Stream::ses of the SE that gets the next block
-  std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
-  Nanos ace_ready{0};             ///< its ACE may hand out the next block from then on
-  /// The SE its next block last did not fit in, and that SE's release count then: until the SE
-  /// frees something, resources there only shrink, so the block still does not fit.
-  int unfit_se = -1;
-  std::uint64_t unfit_at = 0;
+  // AMD dispatch (amd_dispatch.cpp; the state its every pass reads is in AmdSlot)
+  int se_turn = 0;  ///< index into Stream::ses of the SE that gets the next block
   /// PerfParams::cu_lock_threshold: failed placement attempts of the next block, and the CU
   /// locked for it (-1: none).
   std::int64_t unfit_tries = 0;
@@ -71,6 +65,20 @@ struct Op {
   // copy / memset
   Nanos duration{0};
   int engine = 0;
+};
+
+/// AMD dispatch: a kernel with blocks left to hand out, as the workload managers' every pass
+/// reads it, in one small contiguous record (the pass visits every such kernel per placed block).
+struct AmdSlot {
+  int id = 0;                     ///< the kernel's op
+  int threads = 0;                ///< its block's threads (serving order)
+  int se = 0;                     ///< the SE its next block goes to (Stream::ses[Op::se_turn])
+  /// The SE its next block last did not fit in, and that SE's release count then: until the SE
+  /// frees something, resources there only shrink, so the block still does not fit.
+  int unfit_se = -1;
+  std::uint64_t unfit_at = 0;
+  std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
+  Nanos ace_ready{0};             ///< its ACE may hand out the next block from then on
 };
 
 struct Stream {
@@ -235,7 +243,7 @@ class Simulator {
 
   // AMD dispatch state: selected by the platform (vendor amd with shader engines).
   bool _amd = false;
-  std::vector<int> _amd_active;             ///< kernels with blocks left to dispatch, by arrival
+  std::vector<AmdSlot> _amd_active;         ///< kernels with blocks left to dispatch, by arrival
   std::vector<std::vector<int>> _se_cus;    ///< CUs (flat HIP bit order) of each SE
   std::vector<std::size_t> _se_cursor;      ///< per SE: where the next CU search starts
   std::vector<std::uint64_t> _se_releases;  ///< per SE: how many times a CU there freed resources
