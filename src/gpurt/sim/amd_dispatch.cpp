@@ -234,7 +234,8 @@ void Simulator::dispatch_amd() {
     a.last_served = ++_serve_clock;
     op.se_turn = op.se_turn + 1 == static_cast<int>(s.ses.size()) ? 0 : op.se_turn + 1;
     a.se = s.ses[static_cast<std::size_t>(op.se_turn)];
-    if (op.next_block == op.blocks) _amd_active.erase(_amd_active.begin() + static_cast<std::ptrdiff_t>(best));
+    if (op.next_block == op.blocks)
+      _amd_active.erase(_amd_active.begin() + static_cast<std::ptrdiff_t>(best));
   }
 }
 
