@@ -41,7 +41,12 @@ void Simulator::init_amd() {
   _se_release_log.assign(static_cast<std::size_t>(ses), {});
   _cu_lock.assign(static_cast<std::size_t>(_platform.sms), -1);
   // The driver's CU mask mapping (Fig. 4.8): flat CU bit i lies on SE i % ses.
-  for (int cu = 0; cu < _platform.sms; ++cu) _se_cus[static_cast<std::size_t>(cu % ses)].push_back(cu);
+  _cu_index.assign(static_cast<std::size_t>(_platform.sms), 0);
+  for (int cu = 0; cu < _platform.sms; ++cu) {
+    auto& cus = _se_cus[static_cast<std::size_t>(cu % ses)];
+    _cu_index[static_cast<std::size_t>(cu)] = cus.size();
+    cus.push_back(cu);
+  }
 }
 
 // The workload manager of `se` places a block on the first enabled CU that can hold it,
@@ -69,13 +74,12 @@ int Simulator::place_in_se_since(int op, int se, const BlockShape& shape, const 
   if (now - since > kReleaseLog) return place_in_se(op, se, shape, mask);
   const std::size_t n = _se_cus[s].size();
   const std::size_t cursor = _se_cursor[s];
-  const auto ses = static_cast<std::size_t>(_platform.shader_engines);
   int best = -1;
   std::size_t best_pos = n;
   for (std::uint64_t r = since; r < now; ++r) {
     const int cu = _se_release_log[s][r % kReleaseLog];
-    const std::size_t pos =
-        (static_cast<std::size_t>(cu) / ses + n - cursor) % n;  // CU cu is _se_cus[s][cu / ses]
+    const std::size_t index = _cu_index[static_cast<std::size_t>(cu)];  // cu is _se_cus[s][index]
+    const std::size_t pos = index >= cursor ? index - cursor : index + n - cursor;
     if (pos >= best_pos) continue;
     if (!mask.empty() && !mask[static_cast<std::size_t>(cu)]) continue;
     if (_device.fits(cu, shape) && lock_allows(op, cu)) {
@@ -221,8 +225,9 @@ void Simulator::dispatch_amd() {
     Op& op = _ops[static_cast<std::size_t>(a.id)];
     const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
     const int ses = _platform.shader_engines;
-    _se_cursor[static_cast<std::size_t>(best_cu % ses)] =
-        static_cast<std::size_t>(best_cu / ses + 1) % _se_cus[static_cast<std::size_t>(best_cu % ses)].size();
+    const auto placed_se = static_cast<std::size_t>(best_cu % ses);
+    const std::size_t next = _cu_index[static_cast<std::size_t>(best_cu)] + 1;
+    _se_cursor[placed_se] = next == _se_cus[placed_se].size() ? 0 : next;
     op.unfit_tries = 0;
     if (op.locked_cu >= 0) {  // placed (on its locked CU or another): the CU is open to all again
       _cu_lock[static_cast<std::size_t>(op.locked_cu)] = -1;

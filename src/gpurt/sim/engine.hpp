@@ -245,6 +245,7 @@ class Simulator {
   bool _amd = false;
   std::vector<AmdSlot> _amd_active;         ///< kernels with blocks left to dispatch, by arrival
   std::vector<std::vector<int>> _se_cus;    ///< CUs (flat HIP bit order) of each SE
+  std::vector<std::size_t> _cu_index;       ///< per CU: its index in _se_cus of its SE
   std::vector<std::size_t> _se_cursor;      ///< per SE: where the next CU search starts
   std::vector<std::uint64_t> _se_releases;  ///< per SE: how many times a CU there freed resources
   /// per SE: the CUs of its latest kReleaseLog releases, release r at [r % kReleaseLog]
