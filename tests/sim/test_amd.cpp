@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "gpurt/core/json.hpp"
 #include "gpurt/model/perf_params.hpp"
@@ -270,36 +273,42 @@ TEST(AmdCuLock, AWaitingBlockGetsItsCuLockedAfterThresholdFailedAttempts) {
   EXPECT_DOUBLE_EQ(start_s(run_text(cfg, p, ideal), "K2"), 3.0);
 }
 
-// Which CU gets locked: the one of the waiting block's mask with the most free threads. CUs 0
-// and 4 (both SE 0). F0 fills CU 0 to 2,304 threads and F4 CU 4 to 1,792 for 10 s; S adds 256
-// on CU 4 until 1 s. K2 (1,024 threads, CUs 0 and 4) fails at 0.5 s and again when S's block
-// ends at 1 s: threshold 2 locks CU 4 (768 free against CU 0's 256). T (two 256-thread blocks of
-// 10 s, CUs 0 and 4, at 2 s) then gets CU 0's 256 for one block; the other would fit on CU 4 but may
-// not start there, so it waits for 10 s. Without the lock (or with CU 0 locked) both start at
-// 2 s. At 10 s K2 is placed on its locked CU 4.
+// Which CU gets locked: the one of the waiting block's mask with the most free threads. CUs
+// `heavy` and `light` of SE 0 (0 and 4, then 4 and 0, so that the SE's search order cannot be
+// what picks it). F fills `heavy` to 2,304 threads with 64-thread blocks and G `light` to 1,792
+// with 256-thread blocks for 10 s; S adds 256 on `light` until 1 s. Smaller blocks are served
+// first, so the last block placed at 0 s is on `light`, and the SE's search for the next one
+// starts after it: at `heavy` or wrapping round to it, never at `light`. K2 (1,024 threads, both CUs) fails
+// at 0.5 s and again when S's block ends at 1 s: threshold 2 locks `light` (768 free against 256). T (two
+// 256-thread blocks of 10 s, both CUs, at 2 s) then gets the 256 of `heavy` for one block; the other would
+// fit on `light` but may not start there, so it waits for 10 s. Without the lock (or with `heavy` locked)
+// both start at 2 s. At 10 s K2 is placed on its locked CU.
 TEST(AmdCuLock, TheLockedCuIsTheOneWithTheMostFreeThreads) {
-  Platform p = radeon();
-  p.model = PerfParams{};
   auto mask = [](std::initializer_list<int> cus) {
     std::string m(60, '0');
     for (int cu : cus) m[static_cast<std::size_t>(cu)] = '1';
     return "\"" + m + "\"";
   };
-  const std::string cfg =
-      config({one_kernel(9, 256, mask({0}), 0, "F0", 10'000'000'000),
-              one_kernel(7, 256, mask({4}), 0, "F4", 10'000'000'000), one_kernel(1, 256, mask({4}), 0, "S"),
-              one_kernel(1, 1024, mask({0, 4}), 0.5, "K2"),
-              one_kernel(2, 256, mask({0, 4}), 2, "T", 10'000'000'000)});
-  const SimResult open = run_text(cfg, p);
-  EXPECT_DOUBLE_EQ(from_nanos(kernel(open, "T").blocks[1].start, TimeUnit::s), 2.0);
-  p.model.cu_lock_threshold = 2;
-  const SimResult locked = run_text(cfg, p);
-  const auto& t = kernel(locked, "T").blocks;
-  EXPECT_DOUBLE_EQ(from_nanos(t[0].start, TimeUnit::s), 2.0);
-  EXPECT_EQ(t[0].sm, 0);
-  EXPECT_DOUBLE_EQ(from_nanos(t[1].start, TimeUnit::s), 10.0);
-  EXPECT_DOUBLE_EQ(start_s(locked, "K2"), 10.0);
-  EXPECT_EQ(kernel(locked, "K2").blocks[0].sm, 4);
+  for (const auto& [heavy, light] : {std::pair{0, 4}, std::pair{4, 0}}) {
+    SCOPED_TRACE(fmt::format("heavy CU {}, light CU {}", heavy, light));
+    Platform p = radeon();
+    p.model = PerfParams{};
+    const std::string cfg =
+        config({one_kernel(36, 64, mask({heavy}), 0, "F", 10'000'000'000),
+                one_kernel(7, 256, mask({light}), 0, "G", 10'000'000'000),
+                one_kernel(1, 256, mask({light}), 0, "S"), one_kernel(1, 1024, mask({0, 4}), 0.5, "K2"),
+                one_kernel(2, 256, mask({0, 4}), 2, "T", 10'000'000'000)});
+    const SimResult open = run_text(cfg, p);
+    EXPECT_DOUBLE_EQ(from_nanos(kernel(open, "T").blocks[1].start, TimeUnit::s), 2.0);
+    p.model.cu_lock_threshold = 2;
+    const SimResult locked = run_text(cfg, p);
+    const auto& t = kernel(locked, "T").blocks;
+    EXPECT_DOUBLE_EQ(from_nanos(t[0].start, TimeUnit::s), 2.0);
+    EXPECT_EQ(t[0].sm, heavy);
+    EXPECT_DOUBLE_EQ(from_nanos(t[1].start, TimeUnit::s), 10.0);
+    EXPECT_DOUBLE_EQ(start_s(locked, "K2"), 10.0);
+    EXPECT_EQ(kernel(locked, "K2").blocks[0].sm, light);
+  }
 }
 
 TEST(AmdCuLock, ParsedBoundedAndShownWithThePreset) {

@@ -152,9 +152,8 @@ bool Simulator::release_wave_step(int id, int sm, int step) {
   const BlockShape part = wave_part(shape, step, wave_steps(shape));
   _device.release_part(sm, part.threads, part.registers);
   note_release(sm);
-  return std::any_of(_amd_active.begin(), _amd_active.end(), [&](const AmdSlot& a) {
-    return _device.fits(sm, _ops[static_cast<std::size_t>(a.id)].shape);
-  });
+  return std::any_of(_amd_active.begin(), _amd_active.end(),
+                     [&](const AmdSlot& a) { return _device.fits(sm, a.shape); });
 }
 
 void Simulator::release_block(int id, int sm) {
@@ -194,8 +193,8 @@ void Simulator::dispatch_amd() {
       }
       if (best < _amd_active.size()) {
         const AmdSlot& b = _amd_active[best];
-        const bool better =
-            a.threads != b.threads && !lru ? a.threads < b.threads : a.last_served < b.last_served;
+        const bool better = a.shape.threads != b.shape.threads && !lru ? a.shape.threads < b.shape.threads
+                                                                       : a.last_served < b.last_served;
         if (!better) continue;
       }
       const std::uint64_t releases = _se_releases[static_cast<std::size_t>(a.se)];

@@ -70,9 +70,9 @@ struct Op {
 /// AMD dispatch: a kernel with blocks left to hand out, as the workload managers' every pass
 /// reads it, in one small contiguous record (the pass visits every such kernel per placed block).
 struct AmdSlot {
-  int id = 0;       ///< the kernel's op
-  int threads = 0;  ///< its block's threads (serving order)
-  int se = 0;       ///< the SE its next block goes to (Stream::ses[Op::se_turn])
+  int id = 0;        ///< the kernel's op
+  BlockShape shape;  ///< its block's (serving order; whether a freed CU may take it)
+  int se = 0;        ///< the SE its next block goes to (Stream::ses[Op::se_turn])
   /// The SE its next block last did not fit in, and that SE's release count then: until the SE
   /// frees something, resources there only shrink, so the block still does not fit.
   int unfit_se = -1;

@@ -31,7 +31,8 @@ Nanos PerfModel::start(const BlockStart& b) {
     ++mine->second;
   }
   // Spreading over more SMs costs synchronisation and L2 traffic.
-  if (b.span > 1) factor *= 1.0 + _p.spread_cost * std::log2(static_cast<double>(b.span));
+  if (b.span > 1 && _p.spread_cost != 0)
+    factor *= 1.0 + _p.spread_cost * std::log2(static_cast<double>(b.span));
   // Memory bandwidth: the memory-bound part stretches by demand / bandwidth while demand exceeds
   // it (evaluated at the block's start: an approximation of fluid sharing, docs/simulator.md).
   _demand += b.memory_fraction;
