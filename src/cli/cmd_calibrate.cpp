@@ -19,9 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct CalibrateArgs {
-  std::string platform, measured, configs = "examples/calibration", out, fit;
+  std::string platform, measured, configs, out, fit;  // configs, fit: by vendor when empty
   bool json = false;
   std::uint64_t seed = 1;
+  int sweeps = 10;
 };
 
 std::vector<std::string> split(const std::string& list) {
@@ -34,8 +35,13 @@ std::vector<std::string> split(const std::string& list) {
   return out;
 }
 
-void run_calibrate(const CalibrateArgs& a) {
-  const Platform base = load_platform_arg(a.platform);
+void run_calibrate(const CalibrateArgs& args) {
+  const Platform base = load_platform_arg(args.platform);
+  // An AMD GPU with shader engines calibrates its dispatch rules (examples/calibration-amd),
+  // every other platform its block-time model (examples/calibration).
+  const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
+  CalibrateArgs a = args;
+  if (a.configs.empty()) a.configs = amd ? "examples/calibration-amd" : "examples/calibration";
   check_output_file(a.out, "--out");
   std::error_code ec;
   if (!fs::is_directory(a.configs, ec))
@@ -65,7 +71,11 @@ void run_calibrate(const CalibrateArgs& a) {
   }
   CalibrateOptions o;
   o.seed = a.seed;
-  if (!a.fit.empty()) o.fit = split(a.fit);
+  o.sweeps = a.sweeps;
+  if (!a.fit.empty())
+    o.fit = split(a.fit);
+  else if (amd)
+    o.fit = amd_dispatch_fit();
   const CalibrationResult r = calibrate(base, cases, o);
   Platform fitted = base;
   fitted.model = r.params;
@@ -102,24 +112,35 @@ void run_calibrate(const CalibrateArgs& a) {
 void add_calibrate(CLI::App& app) {
   auto* cmd = app.add_subcommand("calibrate", "Fit a platform's performance model to measured result files");
   cmd->footer(
-      "Simulates each calibration config (--configs, default examples/calibration) and fits the\n"
-      "platform's \"model\" parameters so that per-instance statistics of the block times (10th\n"
-      "percentile, mean, 90th percentile; 10th and 90th percentiles of a launch's mean block time)\n"
-      "match the result files measured for it in MEASURED/<config name>/ (what `gpurt bench CONFIG\n"
-      "--backend gpu --out MEASURED/<config name>` writes; scripts/gpu-check does it). Writes the\n"
-      "platform with the fitted model, which every other command accepts as --platform FILE.\n"
+      "Simulates each calibration config (--configs) and fits the platform's \"model\" parameters\n"
+      "so that per-instance statistics of the block times (10th percentile, mean, 90th percentile;\n"
+      "10th and 90th percentiles of a launch's mean block time) match the result files measured\n"
+      "for it in MEASURED/<config name>/ (what `gpurt bench CONFIG --backend gpu --out\n"
+      "MEASURED/<config name>` writes; scripts/gpu-check does it). Fitting a dispatch parameter\n"
+      "(wave_release, block_dispatch_ns, cu_lock_threshold) also compares the kernel spans.\n"
+      "Defaults: NVIDIA: --configs examples/calibration, --fit switch_cost,coresidence_cost,\n"
+      "spread_cost,jitter,kernel_jitter; AMD with shader engines: --configs\n"
+      "examples/calibration-amd, --fit wave_release,cu_lock_threshold,block_dispatch_ns,\n"
+      "kernel_jitter (measured by a HIP build of the examiner). Writes the platform with the\n"
+      "fitted model, which every other command accepts as --platform FILE.\n"
       "Example:\n  gpurt calibrate --platform h100 --measured gpu-results/calibration --out "
       "h100-fitted.json");
   auto a = std::make_shared<CalibrateArgs>();
   cmd->add_option("--platform", a->platform, "Base platform: preset id or platform file")->required();
   cmd->add_option("--measured", a->measured, "Folder with one result folder per calibration config")
       ->required();
-  cmd->add_option("--configs", a->configs, "Folder of calibration configs (default examples/calibration)");
+  cmd->add_option("--configs", a->configs,
+                  "Folder of calibration configs (default examples/calibration, or examples/calibration-amd "
+                  "on an AMD platform)");
   cmd->add_option("--out", a->out, "Platform file to write")->required();
   cmd->add_option("--fit", a->fit,
                   "Parameters to fit, comma-separated (default "
-                  "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter)");
+                  "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter; on an AMD platform "
+                  "wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
   cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)");
+  cmd->add_option("--sweeps", a->sweeps,
+                  "Coordinate-descent passes over the parameters (default 10; fewer: faster, coarser)")
+      ->check(CLI::Range(1, 100));
   cmd->add_flag("--json", a->json, "Print the fit and its residuals as JSON");
   cmd->callback([a] { run_calibrate(*a); });
 }

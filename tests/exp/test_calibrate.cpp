@@ -102,3 +102,66 @@ TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
   EXPECT_THROW(calibrate(base(), cases), InputError);
   EXPECT_THROW(calibrate(base(), {}), InputError);
 }
+
+// The AMD dispatch rules (examples/calibration-amd/) by round trip on the radeon-vii preset:
+// wave_release, cu_lock_threshold and block_dispatch_ns change when blocks start, so the fit
+// compares kernel spans too. The configs are cut to a few launches (and the search to four
+// passes) to keep the sanitizer build's run short; docs/simulator.md states the tolerance. The
+// preset's own values are fitted back by tests/cli/test_cli_calibrate.cpp.
+namespace {
+
+std::vector<CalibrationCase> amd_measured_under(const Platform& hidden, std::uint64_t seed) {
+  std::vector<CalibrationCase> cases;
+  for (const char* name : {"pace", "release", "lock"}) {
+    CalibrationCase c;
+    c.name = name;
+    c.scenario =
+        load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration-amd/" + name + ".json", hidden);
+    const std::int64_t launches = std::string(name) == "pace" ? 10 : 6;
+    c.scenario.max_iterations = launches;
+    for (ScenarioInstance& inst : c.scenario.instances) inst.max_iterations = launches;
+    SimulateOptions so;
+    so.model_seed = seed;
+    c.measured = simulate(c.scenario, hidden, so).trace;
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+Platform amd_base() {
+  Platform p = *find_platform_preset("radeon-vii");
+  p.model = PerfParams{};
+  return p;
+}
+
+CalibrationResult expect_amd_round_trip(double wave_release, int lock, double dispatch_ns,
+                                        double kernel_jitter, std::uint64_t seed) {
+  Platform hidden = amd_base();
+  hidden.model.wave_release = wave_release;
+  hidden.model.cu_lock_threshold = lock;
+  hidden.model.block_dispatch_ns = dispatch_ns;
+  hidden.model.kernel_jitter = kernel_jitter;
+  CalibrateOptions o;
+  o.fit = amd_dispatch_fit();
+  o.sweeps = 4;
+  const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, seed), o);
+  EXPECT_NEAR(r.params.wave_release, wave_release, 0.05);
+  EXPECT_EQ(r.params.cu_lock_threshold, lock);
+  EXPECT_NEAR(r.params.block_dispatch_ns, dispatch_ns, 5);
+  EXPECT_NEAR(r.params.kernel_jitter, kernel_jitter, 0.01);
+  std::printf("fitted %.4f %.0f %.2f %.4f rms %.5f evaluations %d\n", r.params.wave_release,
+              r.params.cu_lock_threshold, r.params.block_dispatch_ns, r.params.kernel_jitter, r.rms_log_error,
+              r.evaluations);
+  return r;
+}
+
+}  // namespace
+
+TEST(CalibrateAmd, RoundTripRecoversTheDispatchParameters) {
+  const CalibrationResult r = expect_amd_round_trip(0.7, 4, 50, 0.03, 7);
+  EXPECT_EQ(r.residuals.size(), 8u * 5);  // five instances: the block statistics and three of spans
+  EXPECT_EQ(r.residuals.back().name, "lock/small/span_p90");
+  EXPECT_LT(r.rms_log_error, 0.02);
+}
+
+TEST(CalibrateAmd, RoundTripWithoutALockAndWithSlowDispatch) { expect_amd_round_trip(0.3, 0, 400, 0.01, 11); }

@@ -20,55 +20,92 @@ namespace {
 // every block; the launch percentiles separate the variability a launch's blocks share
 // (kernel_jitter) from the per-block kind (jitter), which averages out within a launch of many
 // blocks. Unlike a minimum or maximum, percentiles do not hang on one draw.
-constexpr std::size_t kStats = 5;
-constexpr const char* kStatNames[kStats] = {"p10", "mean", "p90", "launch_p10", "launch_p90"};
-using Stats = std::array<double, kStats>;
+// When a dispatch parameter is fitted, also the 10th percentile, mean and 90th percentile of
+// the instance's kernel spans (first block start to last block end, both on the GPU's clock):
+// the dispatch rules change when blocks start, not how long a block runs.
+constexpr std::size_t kBlockStats = 5, kSpanStats = 3;
+constexpr const char* kStatNames[kBlockStats + kSpanStats] = {
+    "p10", "mean", "p90", "launch_p10", "launch_p90", "span_p10", "span_mean", "span_p90"};
+using Stats = std::vector<double>;
 
 double percentile(const std::vector<double>& sorted, double q) {
   return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
 }
 
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (const double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
 // Per instance (by log name).
-std::map<std::string, Stats> block_statistics(const Trace& trace) {
+std::map<std::string, Stats> block_statistics(const Trace& trace, bool spans) {
   std::map<std::string, Stats> out;
   for (const InstanceTrace& inst : trace.instances) {
-    std::vector<double> d, launches;
-    double sum = 0;
+    std::vector<double> d, launches, span;
     for (const IterationRecord& it : inst.iterations)
       for (const KernelRecord& k : it.kernels) {
         if (k.blocks.empty()) continue;
         double launch = 0;
+        Nanos first = k.blocks.front().start, last = k.blocks.front().end;
         for (const BlockRecord& b : k.blocks) {
           d.push_back(static_cast<double>((b.end - b.start).count()));
           launch += d.back();
+          first = std::min(first, b.start);
+          last = std::max(last, b.end);
         }
-        sum += launch;
         launches.push_back(launch / static_cast<double>(k.blocks.size()));
+        span.push_back(static_cast<double>((last - first).count()));
       }
     if (d.empty()) continue;
+    const double block_mean = mean(d);
     std::sort(d.begin(), d.end());
     std::sort(launches.begin(), launches.end());
-    if (percentile(d, 0.1) > 0)
-      out[inst.log_name] = {percentile(d, 0.1), sum / static_cast<double>(d.size()), percentile(d, 0.9),
-                            percentile(launches, 0.1), percentile(launches, 0.9)};
+    std::sort(span.begin(), span.end());
+    if (percentile(d, 0.1) <= 0) continue;
+    Stats s = {percentile(d, 0.1), block_mean, percentile(d, 0.9), percentile(launches, 0.1),
+               percentile(launches, 0.9)};
+    if (spans) s.insert(s.end(), {percentile(span, 0.1), mean(span), percentile(span, 0.9)});
+    out[inst.log_name] = std::move(s);
   }
   return out;
 }
 
-// The parameter `name` of `p`, and its search interval.
-double& field(PerfParams& p, const std::string& name) {
-  if (name == "switch_cost") return p.switch_cost;
-  if (name == "coresidence_cost") return p.coresidence_cost;
-  if (name == "spread_cost") return p.spread_cost;
-  if (name == "jitter") return p.jitter;
-  if (name == "kernel_jitter") return p.kernel_jitter;
+// A fittable parameter: its field in PerfParams, its search interval [0, upper], and whether
+// it is a whole number (searched exhaustively) or changes when blocks start (kernel spans are
+// compared when such a parameter is fitted).
+struct Fittable {
+  const char* name;
+  double PerfParams::*field;
+  double upper;
+  bool whole, dispatch;
+};
+constexpr Fittable kFittable[] = {
+    {"switch_cost", &PerfParams::switch_cost, 1, false, false},
+    {"coresidence_cost", &PerfParams::coresidence_cost, 1, false, false},
+    {"spread_cost", &PerfParams::spread_cost, 1, false, false},
+    {"jitter", &PerfParams::jitter, 1, false, false},
+    {"kernel_jitter", &PerfParams::kernel_jitter, 1, false, false},
+    {"wave_release", &PerfParams::wave_release, 1, false, true},
+    {"block_dispatch_ns", &PerfParams::block_dispatch_ns, kMaxFittedDispatchNs, false, true},
+    {"cu_lock_threshold", &PerfParams::cu_lock_threshold, kMaxFittedLockThreshold, true, true},
+};
+
+const Fittable& fittable(const std::string& name) {
+  for (const Fittable& f : kFittable)
+    if (name == f.name) return f;
   throw Error(fmt::format(
-      "calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter, kernel_jitter)",
+      "calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter, kernel_jitter, "
+      "wave_release, block_dispatch_ns, cu_lock_threshold)",
       name));
 }
-constexpr double kUpper = 1.0;  // every fitted fraction is searched in [0, 1]
+double& field(PerfParams& p, const std::string& name) { return p.*(fittable(name).field); }
 
 }  // namespace
+
+std::vector<std::string> amd_dispatch_fit() {
+  return {"wave_release", "cu_lock_threshold", "block_dispatch_ns", "kernel_jitter"};
+}
 
 double CalibrationStatistic::log_error() const { return std::log(fitted_ns / measured_ns); }
 
@@ -76,10 +113,12 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
                             const CalibrateOptions& o) {
   if (cases.empty()) throw InputError("calibrate", "cases", "[]", "needs at least one calibration config");
   // The measured statistics, in the order the simulation reports them.
+  bool spans = false;  // a dispatch parameter is fitted: compare kernel spans too
+  for (const std::string& name : o.fit) spans = spans || fittable(name).dispatch;  // validates the names
   std::vector<std::string> names;
   std::vector<Stats> measured;
   for (const CalibrationCase& c : cases) {
-    const auto stats = block_statistics(c.measured);
+    const auto stats = block_statistics(c.measured, spans);
     for (const ScenarioInstance& inst : c.scenario.instances) {
       const auto found = stats.find(inst.log_name);
       if (found == stats.end())
@@ -91,7 +130,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   }
   CalibrationResult result;
   result.params = base.model;
-  for (const std::string& name : o.fit) field(result.params, name) = 0;  // validates the names
+  for (const std::string& name : o.fit) field(result.params, name) = 0;
 
   // Simulated statistics under `params`, in the order of `measured`.
   const auto simulate_all = [&](const PerfParams& params) {
@@ -101,7 +140,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     so.model_seed = o.seed;
     std::vector<Stats> out;
     for (const CalibrationCase& c : cases) {
-      const auto stats = block_statistics(simulate(c.scenario, p, so).trace);
+      const auto stats = block_statistics(simulate(c.scenario, p, so).trace, spans);
       for (const ScenarioInstance& inst : c.scenario.instances) out.push_back(stats.at(inst.log_name));
     }
     ++result.evaluations;
@@ -111,7 +150,8 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     const auto sim = simulate_all(params);
     double sum = 0;
     for (std::size_t i = 0; i < sim.size(); ++i)
-      for (std::size_t s = 0; s < kStats; ++s) sum += std::pow(std::log(sim[i][s] / measured[i][s]), 2);
+      for (std::size_t s = 0; s < sim[i].size(); ++s)
+        sum += std::pow(std::log(sim[i][s] / measured[i][s]), 2);
     return sum;
   };
 
@@ -127,13 +167,15 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   for (const std::string& name : o.fit)
     if (!both_jitters || (name != "jitter" && name != "kernel_jitter")) coords.push_back(name);
   if (both_jitters) coords.insert(coords.begin(), {"jitter_total", "kernel_jitter_share"});
-  std::map<std::string, double> x;  // every coordinate starts at 0
+  // Every coordinate is searched as a fraction of its parameter's interval, and starts at 0.
+  std::map<std::string, double> x;
   for (const std::string& c : coords) x[c] = 0;
   const auto params_at = [&](const std::map<std::string, double>& at) {
     PerfParams p = result.params;
     for (const auto& [name, value] : at) {
       if (name == "jitter_total" || name == "kernel_jitter_share") continue;
-      field(p, name) = value;
+      const Fittable& f = fittable(name);
+      p.*f.field = f.whole ? std::round(value * f.upper) : value * f.upper;
     }
     if (both_jitters) {
       p.jitter = at.at("jitter_total") * (1 - at.at("kernel_jitter_share"));
@@ -142,18 +184,35 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     return p;
   };
 
-  // Coordinate descent: a golden-section search over [0, 1] for each coordinate in turn, then a
-  // narrower one around the result on later passes. Deterministic (fixed seed, fixed order).
+  // Coordinate descent: a golden-section search over the interval for each coordinate in turn,
+  // then a narrower one around the result on later passes; a whole-number parameter tries every
+  // value on the first pass and its neighbours (+-2) on later ones. Deterministic (fixed seed,
+  // fixed order).
   double best = cost(params_at(x));
   std::map<std::string, double> width;
-  for (const std::string& c : coords) width[c] = kUpper;
+  for (const std::string& c : coords) width[c] = 1;
   for (int sweep = 0; sweep < std::max(1, o.sweeps); ++sweep) {
     if (sweep == std::max(1, o.sweeps) / 2)
       for (const std::string& c : coords) width[c] = 0.25;  // a second round from the first's result
     for (const std::string& c : coords) {
       auto trial = x;
       const double centre = x[c];
-      double lo = std::max(0.0, centre - width[c]), hi = std::min(kUpper, centre + width[c]);
+      if (c != "jitter_total" && c != "kernel_jitter_share" && fittable(c).whole) {
+        const int upper = static_cast<int>(fittable(c).upper);
+        const int at = static_cast<int>(std::round(centre * upper));
+        for (int k = sweep == 0 ? 0 : std::max(0, at - 2);
+             k <= (sweep == 0 ? upper : std::min(upper, at + 2)); ++k) {
+          if (k == at) continue;
+          trial[c] = static_cast<double>(k) / upper;
+          const double f = cost(params_at(trial));
+          if (f < best) {
+            best = f;
+            x[c] = trial[c];
+          }
+        }
+        continue;
+      }
+      double lo = std::max(0.0, centre - width[c]), hi = std::min(1.0, centre + width[c]);
       constexpr double g = 0.6180339887498949;
       double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
       trial[c] = a;
@@ -183,7 +242,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   const auto fitted = simulate_all(result.params);
   double sum = 0;
   for (std::size_t i = 0; i < fitted.size(); ++i)
-    for (std::size_t s = 0; s < kStats; ++s) {
+    for (std::size_t s = 0; s < fitted[i].size(); ++s) {
       result.residuals.push_back({names[i] + "/" + kStatNames[s], measured[i][s], fitted[i][s]});
       sum += std::pow(result.residuals.back().log_error(), 2);
     }

@@ -22,9 +22,19 @@ struct CalibrationCase {
   Trace measured;
 };
 
+/// The search intervals of the parameters that are not fractions in [0, 1].
+inline constexpr double kMaxFittedDispatchNs = 10000;  ///< block_dispatch_ns: [0, 10 us]
+inline constexpr double kMaxFittedLockThreshold = 16;  ///< cu_lock_threshold: 0..16, whole numbers
+
+/// What `gpurt calibrate` fits by default on an AMD platform with shader engines, from the
+/// configs of examples/calibration-amd/: the dispatch rules' parameters and kernel_jitter.
+std::vector<std::string> amd_dispatch_fit();
+
 struct CalibrateOptions {
   /// Parameters to fit (PerfParams field names); the others keep the base platform's values.
   /// memory_bandwidth is not fitted: no bundled config declares a memory-bound fraction.
+  /// Fitting a dispatch parameter (wave_release, block_dispatch_ns, cu_lock_threshold) also
+  /// compares kernel spans (CalibrationStatistic).
   std::vector<std::string> fit = {"switch_cost", "coresidence_cost", "spread_cost", "jitter",
                                   "kernel_jitter"};
   std::uint64_t seed = 1;  ///< the simulations' seed (the measurement is one draw of its own)
@@ -33,9 +43,11 @@ struct CalibrateOptions {
 
 /// One statistic: per case and instance, the 10th percentile, mean and 90th percentile of the
 /// block durations, and the 10th and 90th percentiles over kernel launches of a launch's mean
-/// block duration.
+/// block duration; when a dispatch parameter is fitted, also the 10th percentile, mean and 90th
+/// percentile of the kernel spans (a launch's first block start to its last block end).
 struct CalibrationStatistic {
-  std::string name;  ///< "case/instance/p10", ".../mean", ".../p90", ".../launch_p10" or ".../launch_p90"
+  std::string name;  ///< "case/instance/p10", ".../mean", ".../p90", ".../launch_p10",
+                     ///< ".../launch_p90", ".../span_p10", ".../span_mean" or ".../span_p90"
   double measured_ns = 0, fitted_ns = 0;
   double log_error() const;  ///< ln(fitted / measured)
 };
