@@ -46,6 +46,13 @@ TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
       cli(std::string("simulate " GPURT_SOURCE_DIR "/examples/calibration/switch.json --platform ") +
           path("fit.json") + " --out " + path("s"));
   EXPECT_EQ(s.code, 0) << s.err;
+  // The AMD dispatch rules do not act on an NVIDIA GPU: fitting one is refused.
+  const Outcome amd = cli("calibrate --platform rtx3060ti --fit wave_release --configs " GPURT_SOURCE_DIR
+                          "/examples/calibration --measured " +
+                          path("m") + " --out " + path("amd.json"));
+  EXPECT_EQ(amd.code, 2);
+  EXPECT_NE(amd.err.find("wave_release"), std::string::npos) << amd.err;
+  EXPECT_FALSE(std::filesystem::exists(path("amd.json")));
 }
 
 TEST_F(CalibrateCli, MissingMeasurementsAndUnknownParametersExitTwoWithoutOutput) {

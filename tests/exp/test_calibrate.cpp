@@ -101,6 +101,8 @@ TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
   cases[2].measured.instances.pop_back();
   EXPECT_THROW(calibrate(base(), cases), InputError);
   EXPECT_THROW(calibrate(base(), {}), InputError);
+  o.fit = {"cu_lock_threshold"};  // the AMD dispatch rules do not act on an NVIDIA GPU
+  EXPECT_THROW(calibrate(base(), measured_under(base(), 1), o), InputError);
 }
 
 // The AMD dispatch rules (examples/calibration-amd/) by round trip on the radeon-vii preset:
@@ -117,9 +119,11 @@ std::vector<CalibrationCase> amd_measured_under(const Platform& hidden, std::uin
     c.name = name;
     c.scenario =
         load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration-amd/" + name + ".json", hidden);
-    const std::int64_t launches = std::string(name) == "pace" ? 10 : 6;
-    c.scenario.max_iterations = launches;
-    for (ScenarioInstance& inst : c.scenario.instances) inst.max_iterations = launches;
+    // Half the launches of pace and release; lock whole (with 6 launches of the large kernel
+    // thresholds 3 and 4 come out too close to tell apart).
+    const std::int64_t divisor = std::string(name) == "lock" ? 1 : 2;
+    c.scenario.max_iterations /= divisor;
+    for (ScenarioInstance& inst : c.scenario.instances) inst.max_iterations /= divisor;
     SimulateOptions so;
     so.model_seed = seed;
     c.measured = simulate(c.scenario, hidden, so).trace;
@@ -134,20 +138,25 @@ Platform amd_base() {
   return p;
 }
 
+// Fits `fit` (kernel_jitter, when not fitted, is the hidden value, as a user who knows it would
+// set it in the base platform).
 CalibrationResult expect_amd_round_trip(double wave_release, int lock, double dispatch_ns,
-                                        double kernel_jitter, std::uint64_t seed) {
+                                        double kernel_jitter, std::uint64_t seed,
+                                        const std::vector<std::string>& fit) {
   Platform hidden = amd_base();
   hidden.model.wave_release = wave_release;
   hidden.model.cu_lock_threshold = lock;
   hidden.model.block_dispatch_ns = dispatch_ns;
   hidden.model.kernel_jitter = kernel_jitter;
+  Platform start = amd_base();
+  start.model.kernel_jitter = kernel_jitter;
   CalibrateOptions o;
-  o.fit = amd_dispatch_fit();
+  o.fit = fit;
   o.sweeps = 4;
-  const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, seed), o);
+  const CalibrationResult r = calibrate(start, amd_measured_under(hidden, seed), o);
   EXPECT_NEAR(r.params.wave_release, wave_release, 0.05);
   EXPECT_EQ(r.params.cu_lock_threshold, lock);
-  EXPECT_NEAR(r.params.block_dispatch_ns, dispatch_ns, 5);
+  EXPECT_NEAR(r.params.block_dispatch_ns, dispatch_ns, 2 + 0.03 * dispatch_ns);
   EXPECT_NEAR(r.params.kernel_jitter, kernel_jitter, 0.01);
   std::printf("fitted %.4f %.0f %.2f %.4f rms %.5f evaluations %d\n", r.params.wave_release,
               r.params.cu_lock_threshold, r.params.block_dispatch_ns, r.params.kernel_jitter, r.rms_log_error,
@@ -158,10 +167,13 @@ CalibrationResult expect_amd_round_trip(double wave_release, int lock, double di
 }  // namespace
 
 TEST(CalibrateAmd, RoundTripRecoversTheDispatchParameters) {
-  const CalibrationResult r = expect_amd_round_trip(0.7, 4, 50, 0.03, 7);
+  const CalibrationResult r =
+      expect_amd_round_trip(0.7, 4, 50, 0.03, 7, {"wave_release", "cu_lock_threshold", "block_dispatch_ns"});
   EXPECT_EQ(r.residuals.size(), 8u * 5);  // five instances: the block statistics and three of spans
-  EXPECT_EQ(r.residuals.back().name, "lock/small/span_p90");
+  EXPECT_EQ(r.residuals.back().name, "lock/filler/span_p90");
   EXPECT_LT(r.rms_log_error, 0.02);
 }
 
-TEST(CalibrateAmd, RoundTripWithoutALockAndWithSlowDispatch) { expect_amd_round_trip(0.3, 0, 400, 0.01, 11); }
+TEST(CalibrateAmd, RoundTripWithoutALockAndWithSlowDispatch) {
+  expect_amd_round_trip(0.3, 0, 400, 0.01, 11, amd_dispatch_fit());  // kernel_jitter too: the default
+}

@@ -1,9 +1,9 @@
 #include "gpurt/exp/calibrate.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -115,6 +115,12 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   // The measured statistics, in the order the simulation reports them.
   bool spans = false;  // a dispatch parameter is fitted: compare kernel spans too
   for (const std::string& name : o.fit) spans = spans || fittable(name).dispatch;  // validates the names
+  const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
+  for (const std::string& name : o.fit)
+    if (fittable(name).dispatch && !amd)
+      throw InputError(
+          "calibrate", "fit", name,
+          fmt::format("acts only on an AMD GPU with shader engines; platform \"{}\" is not one", base.id));
   std::vector<std::string> names;
   std::vector<Stats> measured;
   for (const CalibrationCase& c : cases) {
@@ -184,6 +190,42 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     return p;
   };
 
+  // A golden-section search of coordinate `c` over [centre - w, centre + w] (within [0, 1])
+  // from `point`: the best value it saw and its cost.
+  const auto golden = [&](const std::map<std::string, double>& point, const std::string& c, double w,
+                          int iterations) {
+    auto trial = point;
+    double lo = std::max(0.0, point.at(c) - w), hi = std::min(1.0, point.at(c) + w);
+    constexpr double g = 0.6180339887498949;
+    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    trial[c] = a;
+    double fa = cost(params_at(trial));
+    trial[c] = b;
+    double fb = cost(params_at(trial));
+    for (int i = 0; i < iterations; ++i) {
+      if (fa <= fb) {
+        hi = b, b = a, fb = fa, a = hi - g * (hi - lo);
+        trial[c] = a;
+        fa = cost(params_at(trial));
+      } else {
+        lo = a, a = b, fa = fb, b = lo + g * (hi - lo);
+        trial[c] = b;
+        fb = cost(params_at(trial));
+      }
+    }
+    return fa <= fb ? std::pair{a, fa} : std::pair{b, fb};
+  };
+  const auto whole = [&](const std::string& c) {
+    return c != "jitter_total" && c != "kernel_jitter_share" && fittable(c).whole;
+  };
+  const auto whole_range = [&](const std::string& c, int around, int reach) {
+    const int upper = static_cast<int>(fittable(c).upper);
+    return std::pair{std::max(0, around - reach), std::min(upper, around + reach)};
+  };
+  const auto whole_at = [&](const std::map<std::string, double>& point, const std::string& c) {
+    return static_cast<int>(std::round(point.at(c) * fittable(c).upper));
+  };
+
   // Coordinate descent: a golden-section search over the interval for each coordinate in turn,
   // then a narrower one around the result on later passes; a whole-number parameter tries every
   // value on the first pass and its neighbours (+-2) on later ones. Deterministic (fixed seed,
@@ -195,15 +237,13 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     if (sweep == std::max(1, o.sweeps) / 2)
       for (const std::string& c : coords) width[c] = 0.25;  // a second round from the first's result
     for (const std::string& c : coords) {
-      auto trial = x;
-      const double centre = x[c];
-      if (c != "jitter_total" && c != "kernel_jitter_share" && fittable(c).whole) {
-        const int upper = static_cast<int>(fittable(c).upper);
-        const int at = static_cast<int>(std::round(centre * upper));
-        for (int k = sweep == 0 ? 0 : std::max(0, at - 2);
-             k <= (sweep == 0 ? upper : std::min(upper, at + 2)); ++k) {
+      if (whole(c)) {
+        const int at = whole_at(x, c);
+        const auto [from, to] = whole_range(c, at, sweep == 0 ? 1000 : 2);
+        auto trial = x;
+        for (int k = from; k <= to; ++k) {
           if (k == at) continue;
-          trial[c] = static_cast<double>(k) / upper;
+          trial[c] = static_cast<double>(k) / fittable(c).upper;
           const double f = cost(params_at(trial));
           if (f < best) {
             best = f;
@@ -212,31 +252,55 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
         }
         continue;
       }
-      double lo = std::max(0.0, centre - width[c]), hi = std::min(1.0, centre + width[c]);
-      constexpr double g = 0.6180339887498949;
-      double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-      trial[c] = a;
-      double fa = cost(params_at(trial));
-      trial[c] = b;
-      double fb = cost(params_at(trial));
-      for (int i = 0; i < 24; ++i) {
-        if (fa <= fb) {
-          hi = b, b = a, fb = fa, a = hi - g * (hi - lo);
-          trial[c] = a;
-          fa = cost(params_at(trial));
-        } else {
-          lo = a, a = b, fa = fb, b = lo + g * (hi - lo);
-          trial[c] = b;
-          fb = cost(params_at(trial));
-        }
-      }
-      const double candidate = fa <= fb ? a : b, fc = std::min(fa, fb);
+      const auto [candidate, fc] = golden(x, c, width[c], 24);
       if (fc < best) {
         best = fc;
         x[c] = candidate;
       }
       width[c] = std::max(0.01, width[c] / 2);
     }
+  }
+  // A whole-number parameter couples with the continuous ones (the CU lock counts releases, and
+  // the wave release sets how many there are and when), so the descent can stop a few values
+  // off with the others compensating. Polish: each value within 3 of the fit's is tried with
+  // every continuous coordinate searched again around its value (+-0.25 of its interval), and
+  // replaces the fit where it costs less; repeated once more if one did. (With no continuous
+  // coordinate the descent has already costed every value.)
+  const bool continuous =
+      std::any_of(coords.begin(), coords.end(), [&](const std::string& c) { return !whole(c); });
+  for (int round = 0; round < 2 && continuous; ++round) {
+    bool moved = false;
+    for (const std::string& c : coords) {
+      if (!whole(c)) continue;
+      const int at = whole_at(x, c);
+      const auto [from, to] = whole_range(c, at, 3);
+      auto best_point = x;
+      double best_cost = best;
+      for (int k = from; k <= to; ++k) {
+        if (k == at) continue;
+        auto t = x;
+        t[c] = static_cast<double>(k) / fittable(c).upper;
+        double f = cost(params_at(t));
+        for (const std::string& d : coords) {
+          if (whole(d)) continue;
+          const auto [v, fv] = golden(t, d, 0.25, 12);
+          if (fv < f) {
+            f = fv;
+            t[d] = v;
+          }
+        }
+        if (f < best_cost) {
+          best_cost = f;
+          best_point = t;
+        }
+      }
+      if (best_cost < best) {
+        best = best_cost;
+        x = best_point;
+        moved = true;
+      }
+    }
+    if (!moved) break;
   }
   result.params = params_at(x);
   const auto fitted = simulate_all(result.params);
