@@ -62,7 +62,9 @@ std::map<std::string, Stats> block_statistics(const Trace& trace, bool spans) {
     std::sort(d.begin(), d.end());
     std::sort(launches.begin(), launches.end());
     std::sort(span.begin(), span.end());
-    if (percentile(d, 0.1) <= 0) continue;
+    // An instance whose blocks (or launches) mostly took no time on the clock has nothing to
+    // compare on the log scale: it counts as missing.
+    if (percentile(d, 0.1) <= 0 || (spans && percentile(span, 0.1) <= 0)) continue;
     Stats s = {percentile(d, 0.1), block_mean, percentile(d, 0.9), percentile(launches, 0.1),
                percentile(launches, 0.9)};
     if (spans) s.insert(s.end(), {percentile(span, 0.1), mean(span), percentile(span, 0.9)});
