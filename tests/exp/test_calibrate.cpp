@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/calibrate.hpp"
@@ -14,13 +15,20 @@ using namespace gpurt;
 
 namespace {
 
-std::vector<CalibrationCase> measured_under(const Platform& hidden, std::uint64_t seed) {
+// The configs `names` of examples/<folder>/, loaded for `hidden` and "measured" by simulating
+// them under it with `seed` (after `cut`, when given, shortens one).
+std::vector<CalibrationCase> measured_under(const Platform& hidden, std::uint64_t seed,
+                                            const std::string& folder = "calibration",
+                                            const std::vector<std::string>& names = {"isolated", "spread",
+                                                                                     "switch", "coresidence"},
+                                            const std::function<void(CalibrationCase&)>& cut = {}) {
   std::vector<CalibrationCase> cases;
-  for (const char* name : {"isolated", "spread", "switch", "coresidence"}) {
+  for (const std::string& name : names) {
     CalibrationCase c;
     c.name = name;
     c.scenario =
-        load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration/" + name + ".json", hidden);
+        load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/" + folder + "/" + name + ".json", hidden);
+    if (cut) cut(c);
     SimulateOptions so;
     so.model_seed = seed;
     c.measured = simulate(c.scenario, hidden, so).trace;
@@ -113,23 +121,13 @@ TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
 namespace {
 
 std::vector<CalibrationCase> amd_measured_under(const Platform& hidden, std::uint64_t seed) {
-  std::vector<CalibrationCase> cases;
-  for (const char* name : {"pace", "release", "lock"}) {
-    CalibrationCase c;
-    c.name = name;
-    c.scenario =
-        load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/calibration-amd/" + name + ".json", hidden);
-    // Half the launches of pace and release; lock whole (with 6 launches of the large kernel
-    // thresholds 3 and 4 come out too close to tell apart).
-    const std::int64_t divisor = std::string(name) == "lock" ? 1 : 2;
+  // Half the launches of pace and release; lock whole (with 6 launches of the large kernel
+  // thresholds 3 and 4 come out too close to tell apart).
+  return measured_under(hidden, seed, "calibration-amd", {"pace", "release", "lock"}, [](CalibrationCase& c) {
+    const std::int64_t divisor = c.name == "lock" ? 1 : 2;
     c.scenario.max_iterations /= divisor;
     for (ScenarioInstance& inst : c.scenario.instances) inst.max_iterations /= divisor;
-    SimulateOptions so;
-    so.model_seed = seed;
-    c.measured = simulate(c.scenario, hidden, so).trace;
-    cases.push_back(std::move(c));
-  }
-  return cases;
+  });
 }
 
 Platform amd_base() {
