@@ -53,6 +53,13 @@ TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   EXPECT_EQ(amd.code, 2);
   EXPECT_NE(amd.err.find("wave_release"), std::string::npos) << amd.err;
   EXPECT_FALSE(std::filesystem::exists(path("amd.json")));
+  // So is a parameter that does not exist, with the measurements in place: exit 2, no output.
+  const Outcome warp = cli("calibrate --platform rtx3060ti --fit switch_cost,warp --configs " GPURT_SOURCE_DIR
+                           "/examples/calibration --measured " +
+                           path("m") + " --out " + path("warp.json"));
+  EXPECT_EQ(warp.code, 2);
+  EXPECT_NE(warp.err.find("fit = warp"), std::string::npos) << warp.err;
+  EXPECT_FALSE(std::filesystem::exists(path("warp.json")));
 }
 
 TEST_F(CalibrateCli, MissingMeasurementsAndUnknownParametersExitTwoWithoutOutput) {

@@ -96,10 +96,9 @@ constexpr Fittable kFittable[] = {
 const Fittable& fittable(const std::string& name) {
   for (const Fittable& f : kFittable)
     if (name == f.name) return f;
-  throw Error(fmt::format(
-      "calibrate: cannot fit \"{}\" (switch_cost, coresidence_cost, spread_cost, jitter, kernel_jitter, "
-      "wave_release, block_dispatch_ns, cu_lock_threshold)",
-      name));
+  throw InputError("calibrate", "fit", name,
+                   "is not a fittable parameter (switch_cost, coresidence_cost, spread_cost, jitter, "
+                   "kernel_jitter, wave_release, block_dispatch_ns, cu_lock_threshold)");
 }
 double& field(PerfParams& p, const std::string& name) { return p.*(fittable(name).field); }
 
@@ -116,13 +115,15 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   if (cases.empty()) throw InputError("calibrate", "cases", "[]", "needs at least one calibration config");
   // The measured statistics, in the order the simulation reports them.
   bool spans = false;  // a dispatch parameter is fitted: compare kernel spans too
-  for (const std::string& name : o.fit) spans = spans || fittable(name).dispatch;  // validates the names
   const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
-  for (const std::string& name : o.fit)
-    if (fittable(name).dispatch && !amd)
+  for (const std::string& name : o.fit) {  // validates the names
+    if (!fittable(name).dispatch) continue;
+    if (!amd)
       throw InputError(
           "calibrate", "fit", name,
           fmt::format("acts only on an AMD GPU with shader engines; platform \"{}\" is not one", base.id));
+    spans = true;
+  }
   std::vector<std::string> names;
   std::vector<Stats> measured;
   for (const CalibrationCase& c : cases) {
@@ -241,7 +242,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     for (const std::string& c : coords) {
       if (whole(c)) {
         const int at = whole_at(x, c);
-        const auto [from, to] = whole_range(c, at, sweep == 0 ? 1000 : 2);
+        const auto [from, to] = whole_range(c, at, sweep == 0 ? static_cast<int>(fittable(c).upper) : 2);
         auto trial = x;
         for (int k = from; k <= to; ++k) {
           if (k == at) continue;
