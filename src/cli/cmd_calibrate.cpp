@@ -88,19 +88,28 @@ void run_calibrate(const CalibrateArgs& args) {
                                {"measured_ns", s.measured_ns},
                                {"fitted_ns", s.fitted_ns},
                                {"log_error", s.log_error()}});
-    fmt::print("{}\n", Json{{"platform", a.out},
-                            {"model", to_json(r.params)},
-                            {"fitted", o.fit},
-                            {"rms_log_error", r.rms_log_error},
-                            {"evaluations", r.evaluations},
-                            {"residuals", residuals}}
-                           .dump(2));
+    Json doc{{"platform", a.out},
+             {"model", to_json(r.params)},
+             {"fitted", o.fit},
+             {"rms_log_error", r.rms_log_error},
+             {"evaluations", r.evaluations},
+             {"residuals", residuals}};
+    if (r.random_walk_ns_per_access > 0) doc["random_walk_ns_per_access"] = r.random_walk_ns_per_access;
+    fmt::print("{}\n", doc.dump(2));
     return;
   }
   fmt::print("{}: {} with the fitted performance model ({} simulations of {} configs)\n", a.out, base.id,
              r.evaluations, cases.size());
   for (const std::string& name : o.fit)
-    fmt::print("  {:<18} {:.4f}\n", name, to_json(r.params)[name].get<double>());
+    if (name != "random_walk_ns_per_access")
+      fmt::print(
+          "  {:<18} {:.4f}{}\n", name, to_json(r.params)[name].get<double>(),
+          name == "memory_bandwidth" && r.params.memory_bandwidth == 0 ? " (unlimited: never reached)" : "");
+  if (r.random_walk_ns_per_access > 0)
+    fmt::print(
+        "  random_walk_ns_per_access {:.1f} ns: not a platform parameter; a config that walks memory\n"
+        "  on this GPU takes it as \"gpurt_sim\": {{\"random_walk_ns_per_access\": {:.1f}}}\n",
+        r.random_walk_ns_per_access, r.random_walk_ns_per_access);
   fmt::print("residuals (ln simulated/measured), rms {:.4f}:\n", r.rms_log_error);
   for (const auto& s : r.residuals)
     fmt::print("  {:<28} measured {:>12.0f} ns  fitted {:>12.0f} ns  {:+.4f}\n", s.name, s.measured_ns,
@@ -119,7 +128,9 @@ void add_calibrate(CLI::App& app) {
       "MEASURED/<config name>` writes; scripts/gpu-check does it). Fitting a dispatch parameter\n"
       "(wave_release, block_dispatch_ns, cu_lock_threshold) also compares the kernel spans.\n"
       "Defaults: NVIDIA: --configs examples/calibration, --fit switch_cost,coresidence_cost,\n"
-      "spread_cost,jitter,kernel_jitter; AMD with shader engines: --configs\n"
+      "spread_cost,jitter,kernel_jitter,memory_bandwidth,random_walk_ns_per_access (the last:\n"
+      "the latency of the bandwidth config's random walk, which is printed, not written into\n"
+      "the platform); AMD with shader engines: --configs\n"
       "examples/calibration-amd, --fit wave_release,cu_lock_threshold,block_dispatch_ns,\n"
       "kernel_jitter (measured by a HIP build of the examiner). Writes the platform with the\n"
       "fitted model, which every other command accepts as --platform FILE.\n"
@@ -135,7 +146,8 @@ void add_calibrate(CLI::App& app) {
   cmd->add_option("--out", a->out, "Platform file to write")->required();
   cmd->add_option("--fit", a->fit,
                   "Parameters to fit, comma-separated (default "
-                  "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter; on an AMD platform "
+                  "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter,memory_bandwidth,"
+                  "random_walk_ns_per_access; on an AMD platform "
                   "wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
   cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)");
   cmd->add_option("--sweeps", a->sweeps,

@@ -11,23 +11,23 @@ using gpurt::test::Outcome;
 
 namespace {
 class CalibrateCli : public gpurt::test::CliTest {};
-const char* kConfigs[] = {"coresidence", "isolated", "spread", "switch"};
+const char* kConfigs[] = {"bandwidth", "coresidence", "isolated", "spread", "switch"};
 }  // namespace
 
 TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   const std::string hidden = write("hidden.json", R"({"format": "gpurt/platform@1", "preset": "rtx3060ti",
       "model": {"switch_cost": 0.2, "coresidence_cost": 0.1, "spread_cost": 0.03, "jitter": 0.08,
-                "kernel_jitter": 0.05}})");
+                "kernel_jitter": 0.05, "memory_bandwidth": 60}})");
   for (const char* c : kConfigs) {
     const Outcome b =
         cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration/") + c +
             ".json --backend sim --platform " + hidden + " --out " + path(std::string("m/") + c));
     ASSERT_EQ(b.code, 0) << c << ": " << b.err;
   }
-  const Outcome r = cli(
-      "calibrate --platform rtx3060ti --fit switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter "
-      "--configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
-      path("m") + " --out " + path("fit.json") + " --json");
+  // The default fit: the five block-time parameters, the bandwidth and the walks' latency.
+  const Outcome r =
+      cli("calibrate --platform rtx3060ti --configs " GPURT_SOURCE_DIR "/examples/calibration --measured " +
+          path("m") + " --out " + path("fit.json") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json doc = gpurt::load_json_file(path("fit.json"));
   const gpurt::Platform p = gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json"));
@@ -37,8 +37,10 @@ TEST_F(CalibrateCli, FitsTheHiddenModelOfBenchResultsAndWritesAPlatform) {
   EXPECT_NEAR(p.model.spread_cost, 0.03, 0.01);
   EXPECT_NEAR(p.model.jitter, 0.08, 0.02);
   EXPECT_NEAR(p.model.kernel_jitter, 0.05, 0.02);
+  EXPECT_NEAR(p.model.memory_bandwidth, 60, 1.8);
   const gpurt::Json out = gpurt::parse_json(r.out, "stdout");
-  EXPECT_EQ(out["residuals"].size(), 5u * 6);
+  EXPECT_NEAR(out["random_walk_ns_per_access"].get<double>(), 500, 5);  // the configs' own latency
+  EXPECT_EQ(out["residuals"].size(), 5u * 8);
   EXPECT_LT(out["rms_log_error"].get<double>(), 0.02);
   // The fitted file is a platform every command takes.
   EXPECT_EQ(cli("platforms").code, 0);

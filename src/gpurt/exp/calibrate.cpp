@@ -73,15 +73,17 @@ std::map<std::string, Stats> block_statistics(const Trace& trace, bool spans) {
   return out;
 }
 
-// A fittable parameter: its field in PerfParams, its search interval [0, upper], and whether
-// it is a whole number (searched exhaustively) or changes when blocks start (kernel spans are
-// compared when such a parameter is fitted).
+// A fittable parameter: its field in PerfParams (none: the walk latency, a property of the
+// configs' random_walk blocks), its search interval [0, upper] (0: the platform's most resident
+// blocks, see upper_of), and whether it is a whole number (searched exhaustively) or changes
+// when blocks start (kernel spans are compared when such a parameter is fitted).
 struct Fittable {
   const char* name;
   double PerfParams::*field;
   double upper;
   bool whole, dispatch;
 };
+constexpr const char* kWalkLatency = "random_walk_ns_per_access";
 constexpr Fittable kFittable[] = {
     {"switch_cost", &PerfParams::switch_cost, 1, false, false},
     {"coresidence_cost", &PerfParams::coresidence_cost, 1, false, false},
@@ -91,6 +93,8 @@ constexpr Fittable kFittable[] = {
     {"wave_release", &PerfParams::wave_release, 1, false, true},
     {"block_dispatch_ns", &PerfParams::block_dispatch_ns, kMaxFittedDispatchNs, false, true},
     {"cu_lock_threshold", &PerfParams::cu_lock_threshold, kMaxFittedLockThreshold, true, true},
+    {"memory_bandwidth", &PerfParams::memory_bandwidth, 0, false, false},
+    {kWalkLatency, nullptr, kMaxFittedWalkNs, false, false},
 };
 
 const Fittable& fittable(const std::string& name) {
@@ -98,9 +102,40 @@ const Fittable& fittable(const std::string& name) {
     if (name == f.name) return f;
   throw InputError("calibrate", "fit", name,
                    "is not a fittable parameter (switch_cost, coresidence_cost, spread_cost, jitter, "
-                   "kernel_jitter, wave_release, block_dispatch_ns, cu_lock_threshold)");
+                   "kernel_jitter, wave_release, block_dispatch_ns, cu_lock_threshold, memory_bandwidth, "
+                   "random_walk_ns_per_access)");
 }
+
 double& field(PerfParams& p, const std::string& name) { return p.*(fittable(name).field); }
+
+// memory_bandwidth counts memory-bound blocks; at the platform's most resident blocks or more
+// it never binds, so that is the top of its interval.
+double upper_of(const Fittable& f, const Platform& p) {
+  return f.upper > 0 ? f.upper : static_cast<double>(p.sms) * std::max(1, p.max_blocks);
+}
+
+bool walks(const ScenarioInstance& inst) {
+  return inst.plugin == "random_walk" || inst.plugin == "inorder_walk";
+}
+
+// A random_walk block runs its reads times the latency of one access.
+void set_walk_latency(Scenario& scenario, double walk_ns) {
+  for (ScenarioInstance& inst : scenario.instances)
+    if (walks(inst))
+      for (HostAction& a : inst.actions)
+        if (a.kind == HostAction::Kind::kernel)  // reads <= 2^40, walk_ns <= 10^4: no overflow
+          a.kernel.block_time =
+              Nanos{std::max<std::int64_t>(1, std::llround(static_cast<double>(inst.walk_reads) * walk_ns))};
+}
+
+bool memory_bound(const CalibrationCase& c) {
+  for (const ScenarioInstance& inst : c.scenario.instances)
+    for (const HostAction& a : inst.actions)
+      if (a.kind == HostAction::Kind::kernel && a.kernel.memory_fraction > 0) return true;
+  return false;
+}
+
+bool memory_parameter(const std::string& name) { return name == "memory_bandwidth" || name == kWalkLatency; }
 
 }  // namespace
 
@@ -110,8 +145,11 @@ std::vector<std::string> amd_dispatch_fit() {
 
 double CalibrationStatistic::log_error() const { return std::log(fitted_ns / measured_ns); }
 
-CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
-                            const CalibrateOptions& o) {
+namespace {
+
+// The fit of every parameter of `o.fit` at once, on every case (calibrate below may split it).
+CalibrationResult fit_together(const Platform& base, const std::vector<CalibrationCase>& cases,
+                               const CalibrateOptions& o) {
   if (cases.empty()) throw InputError("calibrate", "cases", "[]", "needs at least one calibration config");
   // The measured statistics, in the order the simulation reports them.
   bool spans = false;  // a dispatch parameter is fitted: compare kernel spans too
@@ -124,6 +162,17 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
           fmt::format("acts only on an AMD GPU with shader engines; platform \"{}\" is not one", base.id));
     spans = true;
   }
+  const bool fit_walk = std::count(o.fit.begin(), o.fit.end(), kWalkLatency) > 0;
+  const bool fit_bandwidth = std::count(o.fit.begin(), o.fit.end(), "memory_bandwidth") > 0;
+  double walk_start = 0;  // the latency the first config that walks memory assumes
+  for (const CalibrationCase& c : cases)
+    for (const ScenarioInstance& inst : c.scenario.instances)
+      if (walks(inst) && walk_start == 0) walk_start = c.scenario.sim.random_walk_ns_per_access;
+  if (fit_walk && walk_start == 0)
+    throw InputError("calibrate", "fit", kWalkLatency, "no calibration config walks memory (random_walk)");
+  if (fit_bandwidth && std::none_of(cases.begin(), cases.end(), memory_bound))
+    throw InputError("calibrate", "fit", "memory_bandwidth",
+                     "no calibration config has memory-bound blocks (random_walk, or a \"memory_fraction\")");
   std::vector<std::string> names;
   std::vector<Stats> measured;
   for (const CalibrationCase& c : cases) {
@@ -139,24 +188,29 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   }
   CalibrationResult result;
   result.params = base.model;
-  for (const std::string& name : o.fit) field(result.params, name) = 0;
+  for (const std::string& name : o.fit)
+    if (fittable(name).field) field(result.params, name) = 0;
 
-  // Simulated statistics under `params`, in the order of `measured`.
-  const auto simulate_all = [&](const PerfParams& params) {
+  // Simulated statistics under `params` (and, when it is fitted, the walks' latency `walk_ns`:
+  // a random_walk block runs its reads times it), in the order of `measured`.
+  std::vector<Scenario> scenarios;
+  for (const CalibrationCase& c : cases) scenarios.push_back(c.scenario);
+  const auto simulate_all = [&](const PerfParams& params, double walk_ns) {
     Platform p = base;
     p.model = params;
     SimulateOptions so;
     so.model_seed = o.seed;
     std::vector<Stats> out;
-    for (const CalibrationCase& c : cases) {
-      const auto stats = block_statistics(simulate(c.scenario, p, so).trace, spans);
-      for (const ScenarioInstance& inst : c.scenario.instances) out.push_back(stats.at(inst.log_name));
+    for (Scenario& scenario : scenarios) {
+      if (fit_walk) set_walk_latency(scenario, walk_ns);
+      const auto stats = block_statistics(simulate(scenario, p, so).trace, spans);
+      for (const ScenarioInstance& inst : scenario.instances) out.push_back(stats.at(inst.log_name));
     }
     ++result.evaluations;
     return out;
   };
-  const auto cost = [&](const PerfParams& params) {
-    const auto sim = simulate_all(params);
+  const auto cost = [&](const PerfParams& params, double walk_ns) {
+    const auto sim = simulate_all(params, walk_ns);
     double sum = 0;
     for (std::size_t i = 0; i < sim.size(); ++i)
       for (std::size_t s = 0; s < sim[i].size(); ++s)
@@ -176,21 +230,37 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   for (const std::string& name : o.fit)
     if (!both_jitters || (name != "jitter" && name != "kernel_jitter")) coords.push_back(name);
   if (both_jitters) coords.insert(coords.begin(), {"jitter_total", "kernel_jitter_share"});
-  // Every coordinate is searched as a fraction of its parameter's interval, and starts at 0.
+  // The walks' latency last but for the bandwidth: both act only on memory-bound blocks.
+  for (const char* last : {kWalkLatency, "memory_bandwidth"}) {
+    const auto at = std::find(coords.begin(), coords.end(), last);
+    if (at == coords.end()) continue;
+    coords.erase(at);
+    coords.push_back(last);
+  }
+  // Every coordinate is searched as a fraction of its parameter's interval, and starts at 0;
+  // the walks' latency at the configs' own value.
   std::map<std::string, double> x;
   for (const std::string& c : coords) x[c] = 0;
+  if (fit_walk) x[kWalkLatency] = walk_start / kMaxFittedWalkNs;
   const auto params_at = [&](const std::map<std::string, double>& at) {
     PerfParams p = result.params;
     for (const auto& [name, value] : at) {
-      if (name == "jitter_total" || name == "kernel_jitter_share") continue;
+      if (name == "jitter_total" || name == "kernel_jitter_share" || name == kWalkLatency) continue;
       const Fittable& f = fittable(name);
-      p.*f.field = f.whole ? std::round(value * f.upper) : value * f.upper;
+      const double upper = upper_of(f, base);
+      p.*f.field = f.whole ? std::round(value * upper) : value * upper;
     }
     if (both_jitters) {
       p.jitter = at.at("jitter_total") * (1 - at.at("kernel_jitter_share"));
       p.kernel_jitter = at.at("jitter_total") * at.at("kernel_jitter_share");
     }
     return p;
+  };
+  const auto walk_at = [&](const std::map<std::string, double>& at) {
+    return fit_walk ? std::max(1.0, at.at(kWalkLatency) * kMaxFittedWalkNs) : 0.0;
+  };
+  const auto cost_at = [&](const std::map<std::string, double>& at) {
+    return cost(params_at(at), walk_at(at));
   };
 
   // A golden-section search of coordinate `c` over [centre - w, centre + w] (within [0, 1])
@@ -202,18 +272,18 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     constexpr double g = 0.6180339887498949;
     double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
     trial[c] = a;
-    double fa = cost(params_at(trial));
+    double fa = cost_at(trial);
     trial[c] = b;
-    double fb = cost(params_at(trial));
+    double fb = cost_at(trial);
     for (int i = 0; i < iterations; ++i) {
       if (fa <= fb) {
         hi = b, b = a, fb = fa, a = hi - g * (hi - lo);
         trial[c] = a;
-        fa = cost(params_at(trial));
+        fa = cost_at(trial);
       } else {
         lo = a, a = b, fa = fb, b = lo + g * (hi - lo);
         trial[c] = b;
-        fb = cost(params_at(trial));
+        fb = cost_at(trial);
       }
     }
     return fa <= fb ? std::pair{a, fa} : std::pair{b, fb};
@@ -233,7 +303,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   // then a narrower one around the result on later passes; a whole-number parameter tries every
   // value on the first pass and its neighbours (+-2) on later ones. Deterministic (fixed seed,
   // fixed order).
-  double best = cost(params_at(x));
+  double best = cost_at(x);
   std::map<std::string, double> width;
   for (const std::string& c : coords) width[c] = 1;
   for (int sweep = 0; sweep < std::max(1, o.sweeps); ++sweep) {
@@ -247,7 +317,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
         for (int k = from; k <= to; ++k) {
           if (k == at) continue;
           trial[c] = static_cast<double>(k) / fittable(c).upper;
-          const double f = cost(params_at(trial));
+          const double f = cost_at(trial);
           if (f < best) {
             best = f;
             x[c] = trial[c];
@@ -283,7 +353,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
         if (k == at) continue;
         auto t = x;
         t[c] = static_cast<double>(k) / fittable(c).upper;
-        double f = cost(params_at(t));
+        double f = cost_at(t);
         for (const std::string& d : coords) {
           if (whole(d)) continue;
           const auto [v, fv] = golden(t, d, 0.25, 12);
@@ -306,7 +376,9 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     if (!moved) break;
   }
   result.params = params_at(x);
-  const auto fitted = simulate_all(result.params);
+  const double walk = walk_at(x);
+  if (fit_walk) result.random_walk_ns_per_access = walk;
+  const auto fitted = simulate_all(result.params, walk);
   double sum = 0;
   for (std::size_t i = 0; i < fitted.size(); ++i)
     for (std::size_t s = 0; s < fitted[i].size(); ++s) {
@@ -315,6 +387,45 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     }
   result.rms_log_error = std::sqrt(sum / static_cast<double>(result.residuals.size()));
   return result;
+}
+
+}  // namespace
+
+// The memory parameters (memory_bandwidth and the walks' latency) act only on memory-bound
+// blocks, and the other parameters are told by the other configs. Fitted all at once, the
+// memory config's launch statistics (a few launches of a kernel whose blocks' demand ramps up)
+// pull the split between jitter and kernel_jitter, and the coordinate descent stopped in the
+// wrong valley (the true parameters cost less). So the fit is staged: the other parameters on
+// the configs without memory-bound blocks, then the memory parameters on the memory-bound
+// configs with those fixed; the residuals cover every config.
+CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
+                            const CalibrateOptions& o) {
+  std::vector<std::string> memory, other;
+  for (const std::string& name : o.fit) (memory_parameter(name) ? memory : other).push_back(name);
+  std::vector<CalibrationCase> bound, unbound;
+  for (const CalibrationCase& c : cases) (memory_bound(c) ? bound : unbound).push_back(c);
+  if (memory.empty() || other.empty() || bound.empty() || unbound.empty())
+    return fit_together(base, cases, o);
+  CalibrateOptions first = o;
+  first.fit = other;
+  const CalibrationResult r1 = fit_together(base, unbound, first);
+  Platform b2 = base;
+  b2.model = r1.params;
+  CalibrateOptions second = o;
+  second.fit = memory;
+  const CalibrationResult r2 = fit_together(b2, bound, second);
+  // Every config under the staged fit: no parameter left to search, so one simulation.
+  std::vector<CalibrationCase> all = cases;
+  if (r2.random_walk_ns_per_access > 0)
+    for (CalibrationCase& c : all) set_walk_latency(c.scenario, r2.random_walk_ns_per_access);
+  Platform b3 = base;
+  b3.model = r2.params;
+  CalibrateOptions none = o;
+  none.fit.clear();
+  CalibrationResult r = fit_together(b3, all, none);
+  r.random_walk_ns_per_access = r2.random_walk_ns_per_access;
+  r.evaluations += r1.evaluations + r2.evaluations;
+  return r;
 }
 
 }  // namespace gpurt

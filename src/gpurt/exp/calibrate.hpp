@@ -25,6 +25,9 @@ struct CalibrationCase {
 /// The search intervals of the parameters that are not fractions in [0, 1].
 inline constexpr double kMaxFittedDispatchNs = 10000;  ///< block_dispatch_ns: [0, 10 us]
 inline constexpr double kMaxFittedLockThreshold = 16;  ///< cu_lock_threshold: 0..16, whole numbers
+/// random_walk_ns_per_access: (0, 10 us]. memory_bandwidth's interval is [0, the platform's most
+/// resident blocks] (sms · max_blocks), past which it never binds.
+inline constexpr double kMaxFittedWalkNs = 10000;
 
 /// What `gpurt calibrate` fits by default on an AMD platform with shader engines, from the
 /// configs of examples/calibration-amd/: the dispatch rules' parameters and kernel_jitter.
@@ -32,11 +35,13 @@ std::vector<std::string> amd_dispatch_fit();
 
 struct CalibrateOptions {
   /// Parameters to fit (PerfParams field names); the others keep the base platform's values.
-  /// memory_bandwidth is not fitted: no bundled config declares a memory-bound fraction.
   /// Fitting a dispatch parameter (wave_release, block_dispatch_ns, cu_lock_threshold) also
-  /// compares kernel spans (CalibrationStatistic).
-  std::vector<std::string> fit = {"switch_cost", "coresidence_cost", "spread_cost", "jitter",
-                                  "kernel_jitter"};
+  /// compares kernel spans (CalibrationStatistic). "random_walk_ns_per_access" is not a platform
+  /// parameter but the latency of one dependent access of the configs' random_walk blocks (the
+  /// isolated time memory_bandwidth stretches; CalibrationResult::random_walk_ns_per_access).
+  std::vector<std::string> fit = {
+      "switch_cost",      "coresidence_cost",         "spread_cost", "jitter", "kernel_jitter",
+      "memory_bandwidth", "random_walk_ns_per_access"};
   std::uint64_t seed = 1;  ///< the simulations' seed (the measurement is one draw of its own)
   int sweeps = 10;         ///< coordinate-descent passes over the parameters
 };
@@ -54,13 +59,18 @@ struct CalibrationStatistic {
 
 struct CalibrationResult {
   PerfParams params;  ///< the fit (unfitted fields as in the base platform)
+  /// The fitted latency of a random_walk access (ns), when fitted; else 0. A memory_bandwidth
+  /// the configs' demand never reaches comes back 0 (unlimited): the search starts there and
+  /// takes a value only where it costs strictly less.
+  double random_walk_ns_per_access = 0;
   std::vector<CalibrationStatistic> residuals;
   double rms_log_error = 0;  ///< root mean square of the residuals' log errors
   int evaluations = 0;       ///< simulations of the whole set
 };
 
 /// Fits `options.fit` of `base.model`. Throws InputError when a case has no measured blocks or
-/// an instance of the config is missing from its measurement; Error for an unknown parameter.
+/// an instance of the config is missing from its measurement, for an unknown parameter, and for
+/// memory_bandwidth or random_walk_ns_per_access when no config has memory-bound blocks or walks.
 CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
                             const CalibrateOptions& options = {});
 
