@@ -63,11 +63,11 @@ CalibrationResult expect_round_trip(const PerfParams& hidden_model, std::uint64_
       calibrate(base(), measured_under(hidden, seed, "calibration",
                                        {"isolated", "spread", "switch", "coresidence", "bandwidth"},
                                        walks_at(walk_ns)));
-  EXPECT_NEAR(r.params.switch_cost, hidden_model.switch_cost, 0.02);
-  EXPECT_NEAR(r.params.coresidence_cost, hidden_model.coresidence_cost, 0.02);
-  EXPECT_NEAR(r.params.spread_cost, hidden_model.spread_cost, 0.01);
-  EXPECT_NEAR(r.params.jitter, hidden_model.jitter, 0.02);
-  EXPECT_NEAR(r.params.kernel_jitter, hidden_model.kernel_jitter, 0.02);
+  EXPECT_NEAR(r.params.switch_cost, hidden_model.switch_cost, 0.01);
+  EXPECT_NEAR(r.params.coresidence_cost, hidden_model.coresidence_cost, 0.01);
+  EXPECT_NEAR(r.params.spread_cost, hidden_model.spread_cost, 0.005);
+  EXPECT_NEAR(r.params.jitter, hidden_model.jitter, 0.01);
+  EXPECT_NEAR(r.params.kernel_jitter, hidden_model.kernel_jitter, 0.01);
   EXPECT_NEAR(r.params.memory_bandwidth, hidden_model.memory_bandwidth, 0.03 * hidden_model.memory_bandwidth);
   EXPECT_NEAR(r.random_walk_ns_per_access, walk_ns, 0.01 * walk_ns);
   std::printf("fitted %.4f %.4f %.4f %.4f %.4f %.3f %.2f rms %.5f evaluations %d\n", r.params.switch_cost,
@@ -106,7 +106,8 @@ TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
 }
 
 // All the variability at the launch level: the launch percentiles of the 64-block kernels
-// (examples/calibration/spread.json) must put it into kernel_jitter, not jitter.
+// (examples/calibration/spread.json) must put it into kernel_jitter, not jitter. The coordinate
+// descent alone stops at jitter 0.016 here; the Nelder-Mead polish reaches 0.003.
 TEST(Calibrate, RoundTripSeparatesTheLaunchDrawFromTheBlockDraw) {
   expect_round_trip(model(0.1, 0.1, 0.02, 0, 0.1, 25), 11, 350);
 }

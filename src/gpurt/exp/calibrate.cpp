@@ -84,6 +84,10 @@ struct Fittable {
   bool whole, dispatch;
 };
 constexpr const char* kWalkLatency = "random_walk_ns_per_access";
+// The Nelder-Mead polish: its first simplex's edge (of each coordinate's interval) and its most
+// iterations.
+constexpr double kSimplexStep = 0.02;
+constexpr int kSimplexIterations = 200;
 constexpr Fittable kFittable[] = {
     {"switch_cost", &PerfParams::switch_cost, 1, false, false},
     {"coresidence_cost", &PerfParams::coresidence_cost, 1, false, false},
@@ -374,6 +378,77 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
       }
     }
     if (!moved) break;
+  }
+  // Coordinate descent moves along one axis at a time, so where two parameters trade against
+  // each other (switch_cost and coresidence_cost: the coresidence config pays both) it stops in
+  // the valley short of the optimum. A Nelder-Mead search over the continuous coordinates, from
+  // a small simplex around the result, follows such a valley; its point replaces the result
+  // only where it costs less.
+  std::vector<std::string> free;
+  for (const std::string& c : coords)
+    if (!whole(c)) free.push_back(c);
+  if (!free.empty()) {
+    const std::size_t n = free.size();
+    const auto point = [&](const std::vector<double>& v) {
+      auto t = x;
+      for (std::size_t i = 0; i < n; ++i) t[free[i]] = std::clamp(v[i], 0.0, 1.0);
+      return t;
+    };
+    std::vector<std::vector<double>> simplex(n + 1, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) simplex[0][i] = x.at(free[i]);
+    for (std::size_t k = 1; k <= n; ++k) {
+      simplex[k] = simplex[0];
+      double& v = simplex[k][k - 1];
+      v = v + kSimplexStep <= 1 ? v + kSimplexStep : v - kSimplexStep;
+    }
+    std::vector<double> f(n + 1);
+    f[0] = best;
+    for (std::size_t k = 1; k <= n; ++k) f[k] = cost_at(point(simplex[k]));
+    const auto along = [&](const std::vector<double>& from, const std::vector<double>& to, double t) {
+      std::vector<double> out(n);
+      for (std::size_t i = 0; i < n; ++i) out[i] = std::clamp(from[i] + t * (to[i] - from[i]), 0.0, 1.0);
+      return out;
+    };
+    for (int iteration = 0; iteration < kSimplexIterations; ++iteration) {
+      std::vector<std::size_t> order(n + 1);
+      for (std::size_t k = 0; k <= n; ++k) order[k] = k;
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return f[a] < f[b]; });
+      const std::size_t lo = order[0], hi = order[n], second = order[n - 1];
+      if (f[hi] - f[lo] <= 1e-12 * (1 + f[lo])) break;
+      std::vector<double> centre(n, 0.0);
+      for (std::size_t k = 0; k <= n; ++k)
+        if (k != hi)
+          for (std::size_t i = 0; i < n; ++i) centre[i] += simplex[k][i] / static_cast<double>(n);
+      const auto reflected = along(simplex[hi], centre, 2);
+      const double fr = cost_at(point(reflected));
+      if (fr < f[lo]) {
+        const auto expanded = along(simplex[hi], centre, 3);
+        const double fe = cost_at(point(expanded));
+        simplex[hi] = fe < fr ? expanded : reflected;
+        f[hi] = std::min(fe, fr);
+      } else if (fr < f[second]) {
+        simplex[hi] = reflected;
+        f[hi] = fr;
+      } else {
+        const auto contracted = along(simplex[hi], centre, fr < f[hi] ? 1.5 : 0.5);
+        const double fc = cost_at(point(contracted));
+        if (fc < std::min(fr, f[hi])) {
+          simplex[hi] = contracted;
+          f[hi] = fc;
+        } else {  // shrink towards the best vertex
+          for (std::size_t k = 0; k <= n; ++k) {
+            if (k == lo) continue;
+            simplex[k] = along(simplex[lo], simplex[k], 0.5);
+            f[k] = cost_at(point(simplex[k]));
+          }
+        }
+      }
+    }
+    const std::size_t lo = static_cast<std::size_t>(std::min_element(f.begin(), f.end()) - f.begin());
+    if (f[lo] < best) {
+      best = f[lo];
+      x = point(simplex[lo]);
+    }
   }
   result.params = params_at(x);
   const double walk = walk_at(x);

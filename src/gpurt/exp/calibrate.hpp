@@ -43,7 +43,7 @@ struct CalibrateOptions {
       "switch_cost",      "coresidence_cost",         "spread_cost", "jitter", "kernel_jitter",
       "memory_bandwidth", "random_walk_ns_per_access"};
   std::uint64_t seed = 1;  ///< the simulations' seed (the measurement is one draw of its own)
-  int sweeps = 10;         ///< coordinate-descent passes over the parameters
+  int sweeps = 10;         ///< coordinate-descent passes over the parameters (then a Nelder-Mead polish)
 };
 
 /// One statistic: per case and instance, the 10th percentile, mean and 90th percentile of the
