@@ -75,7 +75,7 @@ TEST_F(CalibrateCli, MissingMeasurementsAndUnknownParametersExitTwoWithoutOutput
 }
 
 // On an AMD platform `gpurt calibrate` fits the dispatch rules from examples/calibration-amd/:
-// the radeon-vii preset's own cu_lock_threshold (6) is found again among 0..16 from result files
+// the radeon-vii preset's own cu_lock_threshold (12) is found again among 0..16 from result files
 // the sim backend wrote with the preset (another seed's draws); the default configs folder is
 // the AMD one. (The whole default fit: tests/exp/test_calibrate.cpp, CalibrateAmd.)
 TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
@@ -90,12 +90,12 @@ TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
           path("m") + " --out " + path("fit.json") + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json out = gpurt::parse_json(r.out, "stdout");
-  EXPECT_EQ(out["model"]["cu_lock_threshold"].get<double>(), 6);
-  EXPECT_EQ(out["model"]["wave_release"].get<double>(), 0.95);  // not fitted: the base's
+  EXPECT_EQ(out["model"]["cu_lock_threshold"].get<double>(), 12);
+  EXPECT_EQ(out["model"]["wave_release"].get<double>(), 0.73);  // not fitted: the base's
   EXPECT_EQ(out["residuals"].size(), 8u * 5);                   // the kernel spans are compared too
   EXPECT_EQ(out["evaluations"].get<int>(), 18);                 // 0..16, and the fit's own simulation
   const gpurt::Json doc = gpurt::load_json_file(path("fit.json"));
-  EXPECT_EQ(gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json")).model.cu_lock_threshold, 6);
+  EXPECT_EQ(gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json")).model.cu_lock_threshold, 12);
   // Without --configs an AMD platform takes the AMD configs, relative to where it runs.
   const std::filesystem::path cwd = std::filesystem::current_path();
   std::filesystem::current_path(GPURT_SOURCE_DIR);

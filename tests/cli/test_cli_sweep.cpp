@@ -185,10 +185,10 @@ TEST_F(SweepCli, NnTable62PerKernelLockingCostsTheLaunches) {
 }
 
 // `gpurt sweep cu-masks` (Dissertation Figure 4.9, SIMULATED): isolated MM1024 (1,024 blocks of
-// 0.628 ms, two per CU), with the ideal model (blocks free their CU at their end). On 15 SE-packed
+// 0.570 ms, two per CU), with the ideal model (blocks free their CU at their end). On 15 SE-packed
 // CUs (one whole SE) it takes ceil(1024 / 30) = 35 waves, 21.98 ms; on 16 the ACE deals every
-// other block to the SE holding one CU, which runs 512 of them two at a time: 256 x 0.628 =
-// 160.8 ms -- the jump at 16 CUs. Bad options exit 2, nothing written.
+// other block to the SE holding one CU, which runs 512 of them two at a time: 256 x 0.570 =
+// 145.9 ms -- the jump at 16 CUs. Bad options exit 2, nothing written.
 TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
   const Outcome r =
       cli("sweep cu-masks " + std::string(GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json") +
@@ -204,8 +204,8 @@ TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
     mean.push_back(std::stod(line.substr(before + 1, last - before - 1)));
   }
   ASSERT_EQ(mean.size(), 2u) << csv;
-  EXPECT_NEAR(mean[0], 35 * 0.628, 0.1);
-  EXPECT_NEAR(mean[1], 256 * 0.628, 0.1);
+  EXPECT_NEAR(mean[0], 35 * 0.570, 0.1);
+  EXPECT_NEAR(mean[1], 256 * 0.570, 0.1);
   for (const char* args :
        {"--instance nosuch", "--sizes 0", "--sizes 61", "--layouts packed", "--platform rtx3060ti"}) {
     const Outcome bad =

@@ -5,7 +5,7 @@ namespace gpurt {
 PerfParams parse_perf_params(const JsonNode& node) {
   node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
                       "kernel_jitter", "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release",
-                      "cu_lock_threshold", "comment"});
+                      "cu_lock_threshold", "lone_kernel_blocks", "comment"});
   PerfParams p;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
@@ -49,6 +49,12 @@ PerfParams parse_perf_params(const JsonNode& node) {
           p.cu_lock_threshold == static_cast<double>(static_cast<std::int64_t>(p.cu_lock_threshold))))
       v->fail("must be a whole number in 0..1000000 (failed placement attempts; 0: off)");
   }
+  if (auto v = node.find("lone_kernel_blocks")) {
+    p.lone_kernel_blocks = v->as_number();
+    if (!(p.lone_kernel_blocks >= 0 && p.lone_kernel_blocks <= 1e9 &&
+          p.lone_kernel_blocks == static_cast<double>(static_cast<std::int64_t>(p.lone_kernel_blocks))))
+      v->fail("must be a whole number in 0..1000000000 (resident blocks of a kernel alone; 0: off)");
+  }
   return p;
 }
 
@@ -63,7 +69,8 @@ Json to_json(const PerfParams& p) {
               {"host_slice_us", p.host_slice_us},
               {"block_dispatch_ns", p.block_dispatch_ns},
               {"wave_release", p.wave_release},
-              {"cu_lock_threshold", p.cu_lock_threshold}};
+              {"cu_lock_threshold", p.cu_lock_threshold},
+              {"lone_kernel_blocks", p.lone_kernel_blocks}};
 }
 
 }  // namespace gpurt

@@ -68,6 +68,16 @@ struct PerfParams {
   /// It bounds how long smaller blocks can keep cutting ahead of a larger one (Dissertation
   /// Table 4.1, uneven semi-partitioning). A whole number; 0: off. sim/amd_dispatch.cpp.
   double cu_lock_threshold = 0;
+  /// AMD block dispatch of a kernel alone (Dissertation Table 4.1 and footnote 11: MM256, the
+  /// same work as MM1024 in four times as many 256-thread blocks, takes 5.03 ms alone against
+  /// MM1024's 3.20, yet 3.77 ms beside MM1024, "likely ... due to a competitor's presence
+  /// improving the performance of block-dispatching hardware"): while a kernel is the only one
+  /// on the device (no other kernel has blocks resident or waiting to be handed out), its ACE
+  /// keeps at most this many of its blocks resident; with a competitor there is no bound. Only a
+  /// kernel of many small blocks reaches it (a network kernel of 30-60 blocks never does, so
+  /// unlike a per-block dispatch interval it delays no short kernel). A whole number; 0: off.
+  /// sim/amd_dispatch.cpp.
+  double lone_kernel_blocks = 0;
 
   /// True when every block-time mechanism is off (every block runs its isolated time).
   bool blocks_ideal() const noexcept {
@@ -77,7 +87,7 @@ struct PerfParams {
   /// True when every mechanism is off (the ideal model).
   bool ideal() const noexcept {
     return blocks_ideal() && (host_cores == 0 || host_slice_us == 0) && block_dispatch_ns == 0 &&
-           wave_release == 0 && cu_lock_threshold == 0;
+           wave_release == 0 && cu_lock_threshold == 0 && lone_kernel_blocks == 0;
   }
   bool operator==(const PerfParams&) const = default;
 };

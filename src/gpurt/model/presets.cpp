@@ -26,7 +26,7 @@ constexpr double kRadeonViiMemoryBandwidth = 35;
 // release"): fitted by scripts/fit-amd to the Dissertation's Table 4.1 MM1024-vs-MM256
 // full-sharing mean (on a 0.05 grid, with the examples' block times refitted to the two
 // isolated means at each grid value).
-constexpr double kRadeonViiWaveRelease = 0.95;
+constexpr double kRadeonViiWaveRelease = 0.73;
 // Radeon VII run-to-run variability (PerfParams::kernel_jitter; docs/simulator.md "Run-to-run
 // variability on the Radeon VII"): scripts/fit-amd --stage jitter, on ONE number, Dissertation
 // Table 4.1's isolated MM1024 standard deviation (0.018 ms).
@@ -34,7 +34,12 @@ constexpr double kRadeonViiKernelJitter = 0.02;
 // Radeon VII CU resource locking (PerfParams::cu_lock_threshold; docs/simulator.md "AMD CU
 // resource locking"): scripts/fit-amd --stage lock, on ONE number, the Dissertation's Table 4.1
 // MM1024-vs-MM256 uneven semi-partitioning mean (84.362 ms), on the whole numbers 1..16.
-constexpr double kRadeonViiCuLockThreshold = 6;
+constexpr double kRadeonViiCuLockThreshold = 12;
+// Radeon VII dispatch of a kernel alone (PerfParams::lone_kernel_blocks; docs/simulator.md "AMD
+// dispatch of a kernel alone"): scripts/fit-amd, on ONE number, the Dissertation's Table 4.1
+// isolated MM256 mean (5.034 ms), MM256's blocks being as long as MM1024's (the same work per
+// thread).
+constexpr double kRadeonViiLoneKernelBlocks = 511;
 
 std::array<Platform, 9> presets() {
   return {{
@@ -123,6 +128,7 @@ std::array<Platform, 9> with_models() {
       p.model.wave_release = kRadeonViiWaveRelease;
       p.model.kernel_jitter = kRadeonViiKernelJitter;
       p.model.cu_lock_threshold = kRadeonViiCuLockThreshold;
+      p.model.lone_kernel_blocks = kRadeonViiLoneKernelBlocks;
     }
   }
   return table;

@@ -25,6 +25,8 @@
 // - With the performance model's cu_lock_threshold > 0 a block that has failed that many
 //   placement attempts at its SE gets a CU locked for it: no other kernel's block starts there
 //   until it is placed (GCN's LOCK_THRESHOLD; see PerfParams::cu_lock_threshold).
+// - With the performance model's lone_kernel_blocks > 0 a kernel alone on the device keeps at
+//   most that many blocks resident (footnote 11; see PerfParams::lone_kernel_blocks).
 #include <algorithm>
 
 #include "gpurt/sim/engine.hpp"
@@ -181,6 +183,7 @@ void Simulator::dispatch_amd() {
   const Nanos interval{static_cast<std::int64_t>(_perf.params().block_dispatch_ns)};
   const bool lru = _perf.params().wave_release > 0;
   const auto lock_after = static_cast<std::int64_t>(_perf.params().cu_lock_threshold);
+  const auto lone_cap = static_cast<std::int64_t>(_perf.params().lone_kernel_blocks);
   while (true) {
     std::size_t best = _amd_active.size();  // the slot of the kernel to serve
     int best_cu = -1;
@@ -196,6 +199,12 @@ void Simulator::dispatch_amd() {
         const bool better = a.shape.threads != b.shape.threads && !lru ? a.shape.threads < b.shape.threads
                                                                        : a.last_served < b.last_served;
         if (!better) continue;
+      }
+      if (lone_cap > 0 && _amd_active.size() == 1) {  // no other kernel waits to be handed out
+        const Op& lone = _ops[static_cast<std::size_t>(a.id)];
+        // ... and none has blocks resident: at its bound, this kernel's ACE waits for one of its
+        // blocks to end (that end runs a dispatch pass again), or for a competitor.
+        if (_kernels_running - (lone.running > 0 ? 1 : 0) == 0 && lone.running >= lone_cap) continue;
       }
       const std::uint64_t releases = _se_releases[static_cast<std::size_t>(a.se)];
       const bool unfit = a.unfit_se == a.se;
