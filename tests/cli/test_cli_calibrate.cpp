@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_fixture.hpp"
+#include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 #include "gpurt/model/platform.hpp"
 
