@@ -314,22 +314,24 @@ TEST(AmdCuLock, TheLockedCuIsTheOneWithTheMostFreeThreads) {
   }
 }
 
+// A whole-number model parameter `key` (field `field`): the preset's value in the struct and in
+// its JSON, a value parsed, and a fraction, a negative and a value past `too_big` refused.
+void expect_whole_parameter(const std::string& key, double PerfParams::*field, double preset,
+                            double too_big) {
+  EXPECT_DOUBLE_EQ(radeon_preset().model.*field, preset) << key;
+  EXPECT_DOUBLE_EQ(to_json(radeon_preset().model)[key].get<double>(), preset) << key;
+  const auto json = [&](const std::string& v) { return "{\"" + key + "\": " + v + "}"; };
+  EXPECT_DOUBLE_EQ(parse(json("7").c_str()).*field, 7) << key;
+  for (const std::string& bad : {std::string("1.5"), std::string("-1"), fmt::format("{}", too_big)})
+    EXPECT_THROW((void)parse(json(bad).c_str()), InputError) << key << " = " << bad;
+}
+
 TEST(AmdDispatch, LoneKernelBlocksParsedBoundedAndShownWithThePreset) {
-  EXPECT_DOUBLE_EQ(radeon_preset().model.lone_kernel_blocks, 511);
-  EXPECT_DOUBLE_EQ(to_json(radeon_preset().model)["lone_kernel_blocks"].get<double>(), 511);
-  EXPECT_DOUBLE_EQ(parse(R"({"lone_kernel_blocks": 100})").lone_kernel_blocks, 100);
-  for (const char* bad :
-       {R"({"lone_kernel_blocks": 1.5})", R"({"lone_kernel_blocks": -1})", R"({"lone_kernel_blocks": 2e9})"})
-    EXPECT_THROW((void)parse(bad), InputError) << bad;
+  expect_whole_parameter("lone_kernel_blocks", &PerfParams::lone_kernel_blocks, 511, 2e9);
 }
 
 TEST(AmdCuLock, ParsedBoundedAndShownWithThePreset) {
-  EXPECT_DOUBLE_EQ(radeon_preset().model.cu_lock_threshold, 12);
-  EXPECT_DOUBLE_EQ(to_json(radeon_preset().model)["cu_lock_threshold"].get<double>(), 12);
-  EXPECT_DOUBLE_EQ(parse(R"({"cu_lock_threshold": 12})").cu_lock_threshold, 12);
-  for (const char* bad :
-       {R"({"cu_lock_threshold": 1.5})", R"({"cu_lock_threshold": -1})", R"({"cu_lock_threshold": 2e6})"})
-    EXPECT_THROW((void)parse(bad), InputError) << bad;
+  expect_whole_parameter("cu_lock_threshold", &PerfParams::cu_lock_threshold, 12, 2e6);
 }
 
 TEST(AmdDispatch, Fig49SePackedSixteenCusStallOnTheLoneCu) {
