@@ -131,8 +131,10 @@ void add_calibrate(CLI::App& app) {
       "spread_cost,jitter,kernel_jitter,memory_bandwidth,random_walk_ns_per_access (the last:\n"
       "the latency of the bandwidth config's random walk, which is printed, not written into\n"
       "the platform); AMD with shader engines: --configs\n"
-      "examples/calibration-amd, --fit wave_release,cu_lock_threshold,block_dispatch_ns,\n"
-      "kernel_jitter (measured by a HIP build of the examiner). Writes the platform with the\n"
+      "examples/calibration-amd, --fit lone_kernel_blocks,wave_release,cu_lock_threshold,\n"
+      "block_dispatch_ns,kernel_jitter (measured by a HIP build of the examiner;\n"
+      "lone_kernel_blocks is read off the lone config: the most of a launch's blocks resident at\n"
+      "once, 0 when that is all the GPU holds). Writes the platform with the\n"
       "fitted model, which every other command accepts as --platform FILE.\n"
       "Example:\n  gpurt calibrate --platform h100 --measured gpu-results/calibration --out "
       "h100-fitted.json");
@@ -148,7 +150,7 @@ void add_calibrate(CLI::App& app) {
                   "Parameters to fit, comma-separated (default "
                   "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter,memory_bandwidth,"
                   "random_walk_ns_per_access; on an AMD platform "
-                  "wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
+                  "lone_kernel_blocks,wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
   cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)");
   cmd->add_option("--sweeps", a->sweeps,
                   "Coordinate-descent passes over the parameters (default 10; fewer: faster, coarser)")

@@ -80,7 +80,7 @@ TEST_F(CalibrateCli, MissingMeasurementsAndUnknownParametersExitTwoWithoutOutput
 // the sim backend wrote with the preset (another seed's draws); the default configs folder is
 // the AMD one. (The whole default fit: tests/exp/test_calibrate.cpp, CalibrateAmd.)
 TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
-  for (const char* c : {"lock", "pace", "release"}) {
+  for (const char* c : {"lock", "lone", "pace", "release"}) {
     const Outcome b = cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration-amd/") + c +
                           ".json --backend sim --platform radeon-vii --out " + path(std::string("m/") + c));
     ASSERT_EQ(b.code, 0) << c << ": " << b.err;
@@ -93,7 +93,7 @@ TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
   const gpurt::Json out = gpurt::parse_json(r.out, "stdout");
   EXPECT_EQ(out["model"]["cu_lock_threshold"].get<double>(), 12);
   EXPECT_EQ(out["model"]["wave_release"].get<double>(), 0.73);  // not fitted: the base's
-  EXPECT_EQ(out["residuals"].size(), 8u * 5);                   // the kernel spans are compared too
+  EXPECT_EQ(out["residuals"].size(), 8u * 6);                   // the kernel spans are compared too
   EXPECT_EQ(out["evaluations"].get<int>(), 18);                 // 0..16, and the fit's own simulation
   const gpurt::Json doc = gpurt::load_json_file(path("fit.json"));
   EXPECT_EQ(gpurt::parse_platform(gpurt::JsonNode(doc, "fit.json")).model.cu_lock_threshold, 12);

@@ -3,6 +3,7 @@
 // then fitted back from the base preset. docs/simulator.md "Calibration" states the tolerance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -161,11 +162,13 @@ TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
 // preset's own values are fitted back by tests/cli/test_cli_calibrate.cpp.
 namespace {
 
-std::vector<CalibrationCase> amd_measured_under(const Platform& hidden, std::uint64_t seed) {
+std::vector<CalibrationCase> amd_measured_under(const Platform& hidden, std::uint64_t seed,
+                                                const std::vector<std::string>& names = {"pace", "release",
+                                                                                         "lock", "lone"}) {
   // Half the launches of pace and release; lock whole (with 6 launches of the large kernel
-  // thresholds 3 and 4 come out too close to tell apart).
-  return measured_under(hidden, seed, "calibration-amd", {"pace", "release", "lock"}, [](CalibrationCase& c) {
-    const std::int64_t divisor = c.name == "lock" ? 1 : 2;
+  // thresholds 3 and 4 come out too close to tell apart); lone whole.
+  return measured_under(hidden, seed, "calibration-amd", names, [](CalibrationCase& c) {
+    const std::int64_t divisor = c.name == "lock" || c.name == "lone" ? 1 : 2;
     c.scenario.max_iterations /= divisor;
     for (ScenarioInstance& inst : c.scenario.instances) inst.max_iterations /= divisor;
   });
@@ -177,29 +180,39 @@ Platform amd_base() {
   return p;
 }
 
-// Fits `fit` (kernel_jitter, when not fitted, is the hidden value, as a user who knows it would
-// set it in the base platform).
+// Fits `fit` from `start` (kernel_jitter, when not fitted, is the hidden value, as a user who
+// knows it would set it in the base platform); the lone config is measured only when
+// lone_kernel_blocks is fitted (it adds nothing else to the search).
 CalibrationResult expect_amd_round_trip(double wave_release, int lock, double dispatch_ns,
                                         double kernel_jitter, std::uint64_t seed,
-                                        const std::vector<std::string>& fit) {
+                                        const std::vector<std::string>& fit, int lone = 0,
+                                        const PerfParams& start_model = {}) {
   Platform hidden = amd_base();
   hidden.model.wave_release = wave_release;
   hidden.model.cu_lock_threshold = lock;
   hidden.model.block_dispatch_ns = dispatch_ns;
   hidden.model.kernel_jitter = kernel_jitter;
+  hidden.model.lone_kernel_blocks = lone;
   Platform start = amd_base();
+  start.model = start_model;
   start.model.kernel_jitter = kernel_jitter;
   CalibrateOptions o;
   o.fit = fit;
   o.sweeps = 4;
-  const CalibrationResult r = calibrate(start, amd_measured_under(hidden, seed), o);
+  const bool fits_lone = std::count(fit.begin(), fit.end(), "lone_kernel_blocks") > 0;
+  const CalibrationResult r =
+      calibrate(start,
+                fits_lone ? amd_measured_under(hidden, seed)
+                          : amd_measured_under(hidden, seed, {"pace", "release", "lock"}),
+                o);
   EXPECT_NEAR(r.params.wave_release, wave_release, 0.05);
   EXPECT_EQ(r.params.cu_lock_threshold, lock);
   EXPECT_NEAR(r.params.block_dispatch_ns, dispatch_ns, 2 + 0.03 * dispatch_ns);
   EXPECT_NEAR(r.params.kernel_jitter, kernel_jitter, 0.01);
-  std::printf("fitted %.4f %.0f %.2f %.4f rms %.5f evaluations %d\n", r.params.wave_release,
-              r.params.cu_lock_threshold, r.params.block_dispatch_ns, r.params.kernel_jitter, r.rms_log_error,
-              r.evaluations);
+  EXPECT_EQ(r.params.lone_kernel_blocks, lone);
+  std::printf("fitted %.4f %.0f %.2f %.4f %.0f rms %.5f evaluations %d\n", r.params.wave_release,
+              r.params.cu_lock_threshold, r.params.block_dispatch_ns, r.params.kernel_jitter,
+              r.params.lone_kernel_blocks, r.rms_log_error, r.evaluations);
   return r;
 }
 
@@ -214,5 +227,34 @@ TEST(CalibrateAmd, RoundTripRecoversTheDispatchParameters) {
 }
 
 TEST(CalibrateAmd, RoundTripWithoutALockAndWithSlowDispatch) {
-  expect_amd_round_trip(0.3, 0, 400, 0.01, 11, amd_dispatch_fit());  // kernel_jitter too: the default
+  // kernel_jitter and lone_kernel_blocks too (the default); no lone bound: fitted back as 0
+  const CalibrationResult r = expect_amd_round_trip(0.3, 0, 400, 0.01, 11, amd_dispatch_fit());
+  EXPECT_EQ(r.residuals.size(), 8u * 6);  // the lone config is in the residuals
+  EXPECT_EQ(r.residuals.back().name, "lone/lone/span_p90");
+}
+
+// Started from the radeon-vii preset's model (lone_kernel_blocks 511), on a GPU with the
+// preset's other values whose ACE keeps no bound on a lone kernel: the lone config shows all
+// 2,400 of its blocks resident, so the bound is fitted as 0 and the rest is found. Kept at 511
+// (lone_kernel_blocks not fitted), the pace config's launches (600 blocks, one wave on this
+// GPU) came out one block time longer than measured, which no other parameter can shorten:
+// 0.727 / 12 / 0 / kernel_jitter 0.000, rms 0.187.
+TEST(CalibrateAmd, RoundTripFromThePresetMeasuresTheLoneKernelBound) {
+  const PerfParams preset = find_platform_preset("radeon-vii")->model;
+  ASSERT_EQ(preset.lone_kernel_blocks, 511);
+  const CalibrationResult r = expect_amd_round_trip(0.73, 12, 0, 0.02, 5, amd_dispatch_fit(), 0, preset);
+  EXPECT_LT(r.rms_log_error, 0.02);
+}
+
+TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
+  CalibrateOptions o;
+  o.fit = {"lone_kernel_blocks"};
+  Platform hidden = amd_base();
+  EXPECT_THROW(calibrate(amd_base(), amd_measured_under(hidden, 3, {"pace", "release"}), o), InputError);
+  EXPECT_THROW(calibrate(base(), measured_under(base(), 3, "calibration", {"isolated"}), o), InputError);
+  // Alone, the bound needs no search: one simulation of every config for the residuals.
+  hidden.model.lone_kernel_blocks = 1000;
+  const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), o);
+  EXPECT_EQ(r.params.lone_kernel_blocks, 1000);
+  EXPECT_EQ(r.residuals.size(), 5u + 3);
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/model/pbs_task.hpp"
 #include "gpurt/sim/simulate.hpp"
 
 namespace gpurt {
@@ -97,6 +98,8 @@ constexpr Fittable kFittable[] = {
     {"wave_release", &PerfParams::wave_release, 1, false, true},
     {"block_dispatch_ns", &PerfParams::block_dispatch_ns, kMaxFittedDispatchNs, false, true},
     {"cu_lock_threshold", &PerfParams::cu_lock_threshold, kMaxFittedLockThreshold, true, true},
+    // Measured from the lone configs, not searched (measure_lone_bound below).
+    {"lone_kernel_blocks", &PerfParams::lone_kernel_blocks, 0, true, true},
     {"memory_bandwidth", &PerfParams::memory_bandwidth, 0, false, false},
     {kWalkLatency, nullptr, kMaxFittedWalkNs, false, false},
 };
@@ -106,7 +109,8 @@ const Fittable& fittable(const std::string& name) {
     if (name == f.name) return f;
   throw InputError("calibrate", "fit", name,
                    "is not a fittable parameter (switch_cost, coresidence_cost, spread_cost, jitter, "
-                   "kernel_jitter, wave_release, block_dispatch_ns, cu_lock_threshold, memory_bandwidth, "
+                   "kernel_jitter, wave_release, block_dispatch_ns, cu_lock_threshold, lone_kernel_blocks, "
+                   "memory_bandwidth, "
                    "random_walk_ns_per_access)");
 }
 
@@ -144,7 +148,7 @@ bool memory_parameter(const std::string& name) { return name == "memory_bandwidt
 }  // namespace
 
 std::vector<std::string> amd_dispatch_fit() {
-  return {"wave_release", "cu_lock_threshold", "block_dispatch_ns", "kernel_jitter"};
+  return {"lone_kernel_blocks", "wave_release", "cu_lock_threshold", "block_dispatch_ns", "kernel_jitter"};
 }
 
 double CalibrationStatistic::log_error() const { return std::log(fitted_ns / measured_ns); }
@@ -153,19 +157,10 @@ namespace {
 
 // The fit of every parameter of `o.fit` at once, on every case (calibrate below may split it).
 CalibrationResult fit_together(const Platform& base, const std::vector<CalibrationCase>& cases,
-                               const CalibrateOptions& o) {
+                               const CalibrateOptions& o, bool spans_too) {
   if (cases.empty()) throw InputError("calibrate", "cases", "[]", "needs at least one calibration config");
   // The measured statistics, in the order the simulation reports them.
-  bool spans = false;  // a dispatch parameter is fitted: compare kernel spans too
-  const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
-  for (const std::string& name : o.fit) {  // validates the names
-    if (!fittable(name).dispatch) continue;
-    if (!amd)
-      throw InputError(
-          "calibrate", "fit", name,
-          fmt::format("acts only on an AMD GPU with shader engines; platform \"{}\" is not one", base.id));
-    spans = true;
-  }
+  const bool spans = spans_too;  // a dispatch parameter is fitted: compare kernel spans too
   const bool fit_walk = std::count(o.fit.begin(), o.fit.end(), kWalkLatency) > 0;
   const bool fit_bandwidth = std::count(o.fit.begin(), o.fit.end(), "memory_bandwidth") > 0;
   double walk_start = 0;  // the latency the first config that walks memory assumes
@@ -464,7 +459,57 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
   return result;
 }
 
-}  // namespace
+// A lone config runs one kernel at a time (one instance) with more blocks than the GPU holds
+// at once: the most of its blocks resident together shows the ACE's bound on a kernel alone.
+bool lone_config(const Platform& p, const CalibrationCase& c) {
+  if (c.scenario.instances.size() != 1) return false;
+  bool kernels = false;
+  for (const HostAction& a : c.scenario.instances.front().actions) {
+    if (a.kind != HostAction::Kind::kernel) continue;
+    if (a.kernel.blocks <= max_resident_blocks(p, a.kernel.shape)) return false;
+    kernels = true;
+  }
+  return kernels;
+}
+
+// The most blocks of one launch resident at once (a block ending when another starts has left).
+std::int64_t peak_resident(const KernelRecord& k) {
+  std::vector<std::pair<Nanos, int>> steps;
+  steps.reserve(2 * k.blocks.size());
+  for (const BlockRecord& b : k.blocks) steps.insert(steps.end(), {{b.start, 1}, {b.end, -1}});
+  std::sort(steps.begin(), steps.end());  // at one instant, ends (-1) before starts
+  std::int64_t now = 0, peak = 0;
+  for (const auto& [t, d] : steps) peak = std::max(peak, now += d);
+  return peak;
+}
+
+// lone_kernel_blocks, measured rather than searched: the most blocks any launch of the lone
+// configs had resident at once, where that is below what the GPU holds of its blocks (else no
+// bound acts below the GPU's own limit: 0). The configs' blocks run long enough that the ACE's
+// pace (block_dispatch_ns, at most kMaxFittedDispatchNs a block) fills the GPU first
+// (examples/calibration-amd/lone.json).
+double measure_lone_bound(const Platform& p, const std::vector<CalibrationCase>& cases) {
+  std::int64_t peak = 0, capacity = 0;
+  bool any = false;
+  for (const CalibrationCase& c : cases) {
+    if (!lone_config(p, c)) continue;
+    any = true;
+    for (const HostAction& a : c.scenario.instances.front().actions)
+      if (a.kind == HostAction::Kind::kernel)
+        capacity = std::max(capacity, max_resident_blocks(p, a.kernel.shape));
+    for (const InstanceTrace& inst : c.measured.instances)
+      for (const IterationRecord& it : inst.iterations)
+        for (const KernelRecord& k : it.kernels) peak = std::max(peak, peak_resident(k));
+  }
+  if (!any)
+    throw InputError(
+        "calibrate", "fit", "lone_kernel_blocks",
+        "no calibration config runs one kernel alone with more blocks than the GPU holds at once "
+        "(examples/calibration-amd/lone.json)");
+  if (peak == 0)
+    throw InputError("calibrate", "lone", "no blocks", "the lone configs' measurement has no blocks");
+  return peak >= capacity ? 0 : static_cast<double>(peak);
+}
 
 // The memory parameters (memory_bandwidth and the walks' latency) act only on memory-bound
 // blocks, and the other parameters are told by the other configs. Fitted all at once, the
@@ -473,22 +518,22 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
 // wrong valley (the true parameters cost less). So the fit is staged: the other parameters on
 // the configs without memory-bound blocks, then the memory parameters on the memory-bound
 // configs with those fixed; the residuals cover every config.
-CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
-                            const CalibrateOptions& o) {
+CalibrationResult calibrate_staged(const Platform& base, const std::vector<CalibrationCase>& cases,
+                                   const CalibrateOptions& o, bool spans) {
   std::vector<std::string> memory, other;
   for (const std::string& name : o.fit) (memory_parameter(name) ? memory : other).push_back(name);
   std::vector<CalibrationCase> bound, unbound;
   for (const CalibrationCase& c : cases) (memory_bound(c) ? bound : unbound).push_back(c);
   if (memory.empty() || other.empty() || bound.empty() || unbound.empty())
-    return fit_together(base, cases, o);
+    return fit_together(base, cases, o, spans);
   CalibrateOptions first = o;
   first.fit = other;
-  const CalibrationResult r1 = fit_together(base, unbound, first);
+  const CalibrationResult r1 = fit_together(base, unbound, first, spans);
   Platform b2 = base;
   b2.model = r1.params;
   CalibrateOptions second = o;
   second.fit = memory;
-  const CalibrationResult r2 = fit_together(b2, bound, second);
+  const CalibrationResult r2 = fit_together(b2, bound, second, spans);
   // Every config under the staged fit: no parameter left to search, so one simulation.
   std::vector<CalibrationCase> all = cases;
   if (r2.random_walk_ns_per_access > 0)
@@ -497,9 +542,50 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   b3.model = r2.params;
   CalibrateOptions none = o;
   none.fit.clear();
-  CalibrationResult r = fit_together(b3, all, none);
+  CalibrationResult r = fit_together(b3, all, none, spans);
   r.random_walk_ns_per_access = r2.random_walk_ns_per_access;
   r.evaluations += r1.evaluations + r2.evaluations;
+  return r;
+}
+
+}  // namespace
+
+// lone_kernel_blocks first: measured from the lone configs, then fixed while the rest is
+// searched on the other configs (a lone config adds nothing to that search but simulation
+// time); the residuals cover every config.
+CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
+                            const CalibrateOptions& o) {
+  const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
+  bool spans = false;                      // a dispatch parameter is fitted: compare kernel spans too
+  for (const std::string& name : o.fit) {  // validates the names
+    if (!fittable(name).dispatch) continue;
+    if (!amd)
+      throw InputError(
+          "calibrate", "fit", name,
+          fmt::format("acts only on an AMD GPU with shader engines; platform \"{}\" is not one", base.id));
+    spans = true;
+  }
+  if (std::count(o.fit.begin(), o.fit.end(), "lone_kernel_blocks") == 0)
+    return calibrate_staged(base, cases, o, spans);
+  Platform b = base;
+  b.model.lone_kernel_blocks = measure_lone_bound(base, cases);
+  CalibrateOptions rest = o;
+  std::erase(rest.fit, std::string("lone_kernel_blocks"));
+  std::vector<CalibrationCase> search;
+  for (const CalibrationCase& c : cases)
+    if (!lone_config(base, c)) search.push_back(c);
+  CalibrationResult r1;
+  if (!rest.fit.empty() && !search.empty()) {
+    r1 = calibrate_staged(b, search, rest, spans);
+    b.model = r1.params;
+  }
+  std::vector<CalibrationCase> all = cases;  // one simulation of every config, for the residuals
+  if (r1.random_walk_ns_per_access > 0)
+    for (CalibrationCase& c : all) set_walk_latency(c.scenario, r1.random_walk_ns_per_access);
+  rest.fit.clear();
+  CalibrationResult r = fit_together(b, all, rest, spans);
+  r.random_walk_ns_per_access = r1.random_walk_ns_per_access;
+  r.evaluations += r1.evaluations;
   return r;
 }
 

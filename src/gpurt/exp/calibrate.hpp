@@ -30,11 +30,15 @@ inline constexpr double kMaxFittedLockThreshold = 16;  ///< cu_lock_threshold: 0
 inline constexpr double kMaxFittedWalkNs = 10000;
 
 /// What `gpurt calibrate` fits by default on an AMD platform with shader engines, from the
-/// configs of examples/calibration-amd/: the dispatch rules' parameters and kernel_jitter.
+/// configs of examples/calibration-amd/: the dispatch rules' parameters (lone_kernel_blocks
+/// among them) and kernel_jitter.
 std::vector<std::string> amd_dispatch_fit();
 
 struct CalibrateOptions {
   /// Parameters to fit (PerfParams field names); the others keep the base platform's values.
+  /// lone_kernel_blocks is measured, not searched: the most blocks of one launch resident at
+  /// once in the lone configs (one instance, more blocks than the GPU holds; 0 when that is
+  /// what the GPU holds), then fixed while the rest is fitted on the other configs.
   /// Fitting a dispatch parameter (wave_release, block_dispatch_ns, cu_lock_threshold) also
   /// compares kernel spans (CalibrationStatistic). "random_walk_ns_per_access" is not a platform
   /// parameter but the latency of one dependent access of the configs' random_walk blocks (the
