@@ -100,11 +100,17 @@ void run_calibrate(const CalibrateArgs& args) {
   }
   fmt::print("{}: {} with the fitted performance model ({} simulations of {} configs)\n", a.out, base.id,
              r.evaluations, cases.size());
+  const auto remark = [&](const std::string& name) -> std::string {
+    if (name == "memory_bandwidth" && r.params.memory_bandwidth == 0) return " (unlimited: never reached)";
+    if (name == "lone_kernel_blocks")
+      return r.params.lone_kernel_blocks == 0
+                 ? " (measured: a lone kernel filled the GPU, no bound below that)"
+                 : " (measured: the most blocks of a lone kernel resident at once)";
+    return "";
+  };
   for (const std::string& name : o.fit)
     if (name != "random_walk_ns_per_access")
-      fmt::print(
-          "  {:<18} {:.4f}{}\n", name, to_json(r.params)[name].get<double>(),
-          name == "memory_bandwidth" && r.params.memory_bandwidth == 0 ? " (unlimited: never reached)" : "");
+      fmt::print("  {:<18} {:.4f}{}\n", name, to_json(r.params)[name].get<double>(), remark(name));
   if (r.random_walk_ns_per_access > 0)
     fmt::print(
         "  random_walk_ns_per_access {:.1f} ns: not a platform parameter; a config that walks memory\n"

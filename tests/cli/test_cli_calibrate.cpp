@@ -105,4 +105,14 @@ TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
   std::filesystem::current_path(cwd);
   ASSERT_EQ(d.code, 0) << d.err;
   EXPECT_EQ(gpurt::parse_json(d.out, "stdout")["residuals"], out["residuals"]);
+  // The lone bound is read off the lone config, not searched: the preset's 511 back at once.
+  const Outcome lone =
+      cli("calibrate --platform radeon-vii --fit lone_kernel_blocks --configs " GPURT_SOURCE_DIR
+          "/examples/calibration-amd --measured " +
+          path("m") + " --out " + path("lone.json"));
+  ASSERT_EQ(lone.code, 0) << lone.err;
+  EXPECT_NE(lone.out.find("lone_kernel_blocks 511.0000 (measured: the most blocks of a lone kernel resident"),
+            std::string::npos)
+      << lone.out;
+  EXPECT_NE(lone.out.find("(2 simulations of 4 configs)"), std::string::npos) << lone.out;
 }
