@@ -155,6 +155,42 @@ TEST(Scenario, BenchmarksDeclareTheirMemoryFraction) {
             "\"comment\")");
 }
 
+// "gpurt_whole_sm": true gives every kernel of a spin benchmark a block that holds all of an
+// SM's shared memory (one block an SM at a time, whatever its threads); the plugins that size
+// their own blocks refuse it.
+TEST(Scenario, WholeSmBlocksHoldAllOfAnSmsSharedMemory) {
+  Json doc = valid();
+  doc["benchmarks"][0]["gpurt_whole_sm"] = true;
+  doc["benchmarks"][1]["gpurt_whole_sm"] = true;
+  doc["benchmarks"][2]["gpurt_whole_sm"] = false;
+  const Platform p = rtx();
+  const Scenario s = parse_scenario(doc, "c.json", p);
+  EXPECT_TRUE(s.instances[0].actions[0].kernel.whole_sm);
+  EXPECT_EQ(s.instances[0].actions[0].kernel.shape.shared_memory, p.shared_memory);
+  int kernels = 0;
+  for (const HostAction& a : s.instances[1].actions) {  // every multikernel kernel
+    if (a.kind != HostAction::Kind::kernel) continue;
+    ++kernels;
+    EXPECT_TRUE(a.kernel.whole_sm);
+    EXPECT_EQ(a.kernel.shape.shared_memory, p.shared_memory);
+  }
+  EXPECT_GT(kernels, 0);
+  for (const HostAction& a : s.instances[2].actions) {
+    EXPECT_FALSE(a.kernel.whole_sm);
+  }
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["gpurt_whole_sm"] = "yes"; }),
+            "c.json: benchmarks[0].gpurt_whole_sm = \"yes\": must be true or false, not a string");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"].push_back(parse_json(R"({"filename": "random_walk.so", "log_name": "w.json",
+                  "thread_count": 64, "block_count": 2, "data_size": 4096, "additional_info": 100,
+                  "gpurt_whole_sm": true})",
+                                                   "w"));
+            }),
+            "c.json: benchmarks[3].gpurt_whole_sm = true: is for the spin plugins (timer_spin, "
+            "timer_spin_default_stream, counter_spin, sharedmem_timer_spin, multikernel, stream_action), not "
+            "random_walk");
+}
+
 // Blocks and threads are ints: 2^31 was accepted and wrapped negative (threads) or failed in
 // vector::reserve with no path (blocks).
 TEST(Scenario, BlockAndThreadCountsStayWithinIntAndThePlatform) {

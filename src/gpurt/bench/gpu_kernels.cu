@@ -68,10 +68,26 @@ __global__ void timer_kernel(std::uint64_t* out) { *out = global_ns(); }
 
 int launch_spin(void* stream, int blocks, int threads, int shared_bytes, std::int64_t ns, bool counter,
                 DeviceBlock* records, std::uint64_t* sink) {
+  constexpr int kDefaultDynamicShared = 48 * 1024;  // more needs the kernel's opt-in
+  if (shared_bytes > kDefaultDynamicShared) {
+    const cudaError_t e =
+        cudaFuncSetAttribute(spin_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+    if (e != cudaSuccess) return static_cast<int>(e);
+  }
   spin_kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(threads),
                 static_cast<std::size_t>(shared_bytes), static_cast<cudaStream_t>(stream)>>>(ns, counter,
                                                                                              records, sink);
   return static_cast<int>(cudaGetLastError());
+}
+
+int spin_max_dynamic_shared(int* bytes) {
+  int device = 0, optin = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  cudaFuncAttributes attributes{};
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, spin_kernel);
+  if (e == cudaSuccess) *bytes = optin - static_cast<int>(attributes.sharedSizeBytes);
+  return static_cast<int>(e);
 }
 
 int launch_matrix_multiply(void* stream, int width, int bx, int by, const float* a, const float* b, float* c,

@@ -16,9 +16,15 @@ struct DeviceBlock {
 
 /// timer_spin: every thread spins until `ns` have passed since its block started.
 /// counter_spin (counter = true): every thread runs `ns` loop iterations instead.
-/// `shared_bytes` of dynamic shared memory are reserved (stream_action's shared_memory_size).
+/// `shared_bytes` of dynamic shared memory are reserved (stream_action's shared_memory_size;
+/// above the default 48 KiB the kernel is opted in first).
 int launch_spin(void* stream, int blocks, int threads, int shared_bytes, std::int64_t ns, bool counter,
                 DeviceBlock* records, std::uint64_t* sink);
+
+/// The most dynamic shared memory a spin block may reserve on the current device (its opt-in
+/// limit per block less the kernel's static shared memory), into *bytes: a block that reserves
+/// it runs alone on its SM ("gpurt_whole_sm").
+int spin_max_dynamic_shared(int* bytes);
 
 /// C = A · B for width×width row-major floats, one thread per element of C, bx×by blocks.
 int launch_matrix_multiply(void* stream, int width, int bx, int by, const float* a, const float* b, float* c,

@@ -1,10 +1,12 @@
 // The program plugins of the gpu backend: timer_spin, timer_spin_default_stream, counter_spin,
-// multikernel and stream_action all run the host program the one examiner parser made of the
-// config (ScenarioInstance::actions) — the same program the simulator plays (sim/host.cpp), so
-// a measured and a predicted run of one config issue the same calls in the same order.
+// sharedmem_timer_spin, multikernel and stream_action all run the host program the one examiner
+// parser made of the config (ScenarioInstance::actions) — the same program the simulator plays
+// (sim/host.cpp), so a measured and a predicted run of one config issue the same calls in the same order.
 #include <chrono>
 #include <memory>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "gpurt/bench/gpu_util.hpp"
 
@@ -27,6 +29,20 @@ class ProgramPlugin final : public BenchPlugin {
       }
     }
     check(cudaMalloc(&_sink, sizeof(std::uint64_t)), "cudaMalloc (sink)");
+    for (const HostAction& a : ctx.instance->actions)
+      if (a.kind == HostAction::Kind::kernel && a.kernel.whole_sm) {
+        check_launch(spin_max_dynamic_shared(&_whole_sm_bytes), "shared memory limit (gpurt_whole_sm)");
+        int device = 0, per_sm = 0;
+        check(cudaGetDevice(&device), "cudaGetDevice");
+        check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+              "cudaDeviceGetAttribute (shared memory per SM)");
+        if (2 * static_cast<std::int64_t>(_whole_sm_bytes) <= per_sm)  // e.g. Pascal: 48 of 96 KiB
+          throw Error(
+              fmt::format("gpurt_whole_sm: a block may hold at most {} of the SM's {} bytes of shared "
+                          "memory on this GPU, so two blocks would still share an SM",
+                          _whole_sm_bytes, per_sm));
+        break;
+      }
     const auto size = static_cast<std::size_t>(std::max(copy_bytes, memset_bytes));
     if (size > 0) {
       check(cudaMallocHost(&_host, size), "cudaMallocHost (copy buffer)");
@@ -50,11 +66,13 @@ class ProgramPlugin final : public BenchPlugin {
           r.name = k.name;
           r.block_count = k.blocks;
           r.thread_count = k.shape.threads;
-          r.shared_memory = k.shape.shared_memory;
+          // gpurt_whole_sm: the device's own limit, not the platform file's SM size
+          const int shared = k.whole_sm ? _whole_sm_bytes : static_cast<int>(k.shape.shared_memory);
+          r.shared_memory = shared;
           const std::int64_t amount = k.counter_spin ? k.counter_iterations : k.block_time.count();
           r.launch_before = _ctx.now();
-          check_launch(launch_spin(s, k.blocks, k.shape.threads, static_cast<int>(k.shape.shared_memory),
-                                   amount, k.counter_spin, _records[i]->device(), _sink),
+          check_launch(launch_spin(s, k.blocks, k.shape.threads, shared, amount, k.counter_spin,
+                                   _records[i]->device(), _sink),
                        "spin kernel launch");
           r.launch_after = _ctx.now();
           it.kernels.push_back(std::move(r));
@@ -140,13 +158,14 @@ class ProgramPlugin final : public BenchPlugin {
   std::vector<Allocation> _allocations;
   void *_host = nullptr, *_dev_a = nullptr, *_dev_b = nullptr;
   std::uint64_t* _sink = nullptr;
+  int _whole_sm_bytes = 0;  ///< dynamic shared memory of a gpurt_whole_sm block
 };
 
 }  // namespace
 
 void register_spin_plugins(PluginRegistry& registry) {
-  for (const char* name :
-       {"timer_spin", "timer_spin_default_stream", "counter_spin", "multikernel", "stream_action"}) {
+  for (const char* name : {"timer_spin", "timer_spin_default_stream", "counter_spin", "sharedmem_timer_spin",
+                           "multikernel", "stream_action"}) {
     registry.add(name, [] { return std::make_unique<ProgramPlugin>(); });
   }
 }

@@ -440,7 +440,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
                    "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
-                   "gpurt_sim", "comment"});
+                   "gpurt_sim", "gpurt_whole_sm", "comment"});
   ScenarioInstance inst;
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
@@ -579,6 +579,27 @@ void apply_memory_fraction(const JsonNode& b, ScenarioInstance& inst) {
     if (a.kind == HostAction::Kind::kernel) a.kernel.memory_fraction = fraction;
 }
 
+// A benchmark's "gpurt_whole_sm": true (a gpurt key) makes every block of its spin kernels hold
+// all of an SM's shared memory, so an SM runs one of them at a time whatever their threads: on a
+// GPU of 2,048-thread SMs two 1,024-thread blocks would otherwise share one (docs/bench.md).
+void apply_whole_sm(const JsonNode& b, ScenarioInstance& inst, const Platform& p) {
+  const auto v = b.find("gpurt_whole_sm");
+  if (!v || !v->as_bool()) return;
+  constexpr const char* kSpin[] = {"timer_spin",   "timer_spin_default_stream",
+                                   "counter_spin", "sharedmem_timer_spin",
+                                   "multikernel",  "stream_action"};
+  if (std::find(std::begin(kSpin), std::end(kSpin), inst.plugin) == std::end(kSpin))
+    v->fail(
+        fmt::format("is for the spin plugins (timer_spin, timer_spin_default_stream, counter_spin, "
+                    "sharedmem_timer_spin, multikernel, stream_action), not {}",
+                    inst.plugin));
+  for (HostAction& a : inst.actions) {
+    if (a.kind != HostAction::Kind::kernel) continue;
+    a.kernel.whole_sm = true;
+    a.kernel.shape.shared_memory = p.shared_memory;
+  }
+}
+
 void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r) {
   Scenario& s = r.s;
   const auto entries = benchmarks.items();
@@ -586,6 +607,7 @@ void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     ScenarioInstance inst = read_instance(entries[i], i, d, r);
     apply_memory_fraction(entries[i], inst);
+    apply_whole_sm(entries[i], inst, r.p);
     if (!r.logs.insert(inst.log_name).second) {
       (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
           .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));

@@ -47,6 +47,10 @@ struct KernelSpec {
   /// iterations are converted with SimOptions::counter_spin_ns_per_iteration.
   Nanos block_time{0};
   bool counter_spin = false;  ///< block_time came from an iteration count
+  /// The benchmark's "gpurt_whole_sm": each block holds all of an SM's shared memory, so an SM
+  /// runs one block of this kernel at a time, whatever its threads (shape.shared_memory is the
+  /// platform's; on a GPU the device's largest opt-in shared memory per block).
+  bool whole_sm = false;
   std::int64_t counter_iterations = 0;
   /// Optional interference model: a block that starts while a block of another kernel is
   /// resident on the device runs `slowdown` times longer (>= 1).
