@@ -2,7 +2,11 @@
 // usable GPU every test here is SKIPPED with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "gpurt/bench/bench.hpp"
 #include "gpurt/core/cuda_probe.hpp"
@@ -104,6 +108,33 @@ TEST_F(GpuBench, SmMaskKeepsEveryBlockInside) {
     // Green contexts choose which physical SMs form a group: only the count is guaranteed.
     EXPECT_LE(used.size(), allowed.size());
   }
+}
+
+// "gpurt_whole_sm": each block reserves the device's largest shared memory a block may hold, so
+// no SM runs two of them at once, even where its threads would allow two (the calibration's
+// switch config relies on it); and the examiner's sharedmem_timer_spin reserves what it names.
+TEST_F(GpuBench, WholeSmBlocksRunOneAnSm) {
+  const auto s = scenario(R"({"name": "whole", "max_iterations": 2, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin", "log_name": "w.json", "thread_count": 1024, "block_count": )" +
+                              std::to_string(3 * _p->sms) + R"(, "additional_info": 1000000,
+       "gpurt_whole_sm": true},
+      {"filename": "sharedmem_timer_spin", "log_name": "s.json", "thread_count": 64, "block_count": 2,
+       "additional_info": {"duration": 100000, "shared_memory_size": 4096}, "release_time": 0.05}]})",
+                          *_p);
+  const auto t = gpurt::run_bench(s, *_p, gpurt::BenchBackend::gpu).trace;
+  ASSERT_EQ(t.instances.size(), 2U);
+  for (const auto& it : t.instances[0].iterations) {
+    const auto& k = it.kernels.at(0);
+    EXPECT_GT(2 * k.shared_memory, _p->shared_memory) << "a whole-SM block reserves more than half an SM";
+    std::map<int, std::vector<std::pair<gpurt::Nanos, gpurt::Nanos>>> by_sm;
+    for (const auto& b : k.blocks) by_sm[b.sm].emplace_back(b.start, b.end);
+    for (auto& [sm, spans] : by_sm) {
+      std::sort(spans.begin(), spans.end());
+      for (std::size_t i = 1; i < spans.size(); ++i)
+        EXPECT_GE(spans[i].first, spans[i - 1].second) << "two whole-SM blocks at once on SM " << sm;
+    }
+  }
+  EXPECT_EQ(t.instances[1].iterations.at(0).kernels.at(0).shared_memory, 4096 * 4);
 }
 
 TEST_F(GpuBench, EveryPluginRunsInProcesses) {
