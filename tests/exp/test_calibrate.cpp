@@ -265,4 +265,15 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
   const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), o);
   EXPECT_EQ(r.params.lone_kernel_blocks, 1000);
   EXPECT_EQ(r.residuals.size(), 5u + 3);
+  // A lone measurement without block times: the instance's usual "missing" error.
+  auto empty = amd_measured_under(hidden, 3, {"lone"});
+  for (InstanceTrace& inst : empty.front().measured.instances)
+    for (IterationRecord& it : inst.iterations)
+      for (KernelRecord& k : it.kernels) k.blocks.clear();
+  try {
+    calibrate(amd_base(), empty, o);
+    ADD_FAILURE() << "a lone measurement without blocks was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("lone: lone.json = missing"), std::string::npos) << e.what();
+  }
 }

@@ -506,9 +506,8 @@ double measure_lone_bound(const Platform& p, const std::vector<CalibrationCase>&
         "calibrate", "fit", "lone_kernel_blocks",
         "no calibration config runs one kernel alone with more blocks than the GPU holds at once "
         "(examples/calibration-amd/lone.json)");
-  if (peak == 0)
-    throw InputError("calibrate", "lone", "no blocks", "the lone configs' measurement has no blocks");
-  return peak >= capacity ? 0 : static_cast<double>(peak);
+  // A measurement without blocks is refused with the others' (block_statistics: "missing").
+  return peak >= capacity || peak == 0 ? 0 : static_cast<double>(peak);
 }
 
 // The memory parameters (memory_bandwidth and the walks' latency) act only on memory-bound
