@@ -80,3 +80,26 @@ TEST(OccupancyLimits, RegistersMakeTheSecondKernelWait) {
   run(160, 1.0);
   run(128, 0.1);
 }
+
+// "gpurt_whole_sm": two timer_spin kernels of two 1,024-thread blocks on the tx2's two
+// 2,048-thread SMs. Without the key A's blocks (one an SM) leave room for B's, which start at
+// their release (0.1 s); with it every block holds an SM's 64 KiB, so B waits for A to end at
+// 1 s (examples/calibration/switch.json relies on this on the h100).
+TEST(OccupancyLimits, WholeSmBlocksTakeTurnsOnAnSm) {
+  const auto config = [](bool whole) {
+    const auto bench = [&](const char* name, double release) {
+      return fmt::format(R"({{"filename": "./bin/timer_spin.so", "log_name": "{0}.json", "label": "{0}",
+          "thread_count": 1024, "block_count": 2, "release_time": {1}, "additional_info": 1000000000,
+          "gpurt_whole_sm": {2}}})",
+                         name, release, whole);
+    };
+    return fmt::format(R"({{"name": "whole", "max_iterations": 1, "max_time": 0, "use_processes": false,
+        "benchmarks": [{}, {}]}})",
+                       bench("A", 0), bench("B", 0.1));
+  };
+  const SimResult shared = run_text(config(false), tx2());
+  expect_b_starts_at(shared, 0.1);
+  const SimResult whole = run_text(config(true), tx2());
+  EXPECT_EQ(kernel(whole, "A").shared_memory, 64 * 1024);
+  expect_b_starts_at(whole, 1.0);
+}
