@@ -44,7 +44,8 @@ docs-check: configure
 	cmake --build $(BUILD) -j $(JOBS) --target gpurt_cli
 	scripts/docs-check --gpurt $(GPURT)
 
-# AddressSanitizer + UndefinedBehaviorSanitizer build of the whole suite (CPU code only).
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the whole suite (CPU code only); Debug, with
+# the library's own code at -O1 (CMakeLists.txt, GPURT_SANITIZE).
 sanitize: setup
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPURT_SANITIZE=address,undefined \
 	      -DGPURT_CUDA=OFF -DGPURT_PERF=OFF $(CMAKE_ARGS)

@@ -5,4 +5,10 @@ target_compile_options(gpurt_warnings INTERFACE
      -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual -Wimplicit-fallthrough>
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${GPURT_WERROR}>>:-Werror>
   $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<BOOL:${GPURT_WERROR}>>:-Werror=all-warnings>)
+if(GPURT_SANITIZE)
+  # Under the sanitizers' instrumentation GCC 12 reports std::regex's own std::function members
+  # as maybe uninitialized at -O1 (libstdc++ headers, not gpurt code); the release build, which
+  # CI also compiles with -Werror, keeps the warning.
+  target_compile_options(gpurt_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Wno-maybe-uninitialized>)
+endif()
 install(TARGETS gpurt_warnings EXPORT gpurtTargets)
