@@ -12,7 +12,7 @@ namespace gpurt::cli {
 
 namespace {
 
-struct SweepArgs {
+struct PbsSweepArgs {
   PbsSweepOptions options;
   std::string figure, scenario = "large", title;
   double u_min = 0.2, u_max = 2.0, u_step = 0.2;
@@ -74,7 +74,7 @@ SweepPlot plot_for(const PbsSweepOptions& o) {
   return p;
 }
 
-void run_sweep(const SweepArgs& a) {
+void run_pbs_sweep(const PbsSweepArgs& a) {
   PbsSweepOptions o = a.options;
   const auto figure = parse_pbs_figure(a.figure);
   if (!figure) throw InputError("command line", "--figure", a.figure, "must be 4, 5a, 5b or 5c");
@@ -105,7 +105,7 @@ void add_sweep_pbs(CLI::App& app) {
       "Examples:\n"
       "  gpurt sweep pbs --figure 4 --scenario small --out fig4a.csv --plot fig4a.svg\n"
       "  gpurt sweep pbs --figure 5b --threads 1 --out fig5b.csv --plot fig5b.svg");
-  auto a = std::make_shared<SweepArgs>();
+  auto a = std::make_shared<PbsSweepArgs>();
   PbsSweepOptions& o = a->options;
   cmd->add_option("--figure", a->figure, "4, 5a, 5b or 5c")->required();
   cmd->add_option("--scenario", a->scenario,
@@ -128,7 +128,7 @@ void add_sweep_pbs(CLI::App& app) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
   cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
-  cmd->callback([a] { run_sweep(*a); });
+  cmd->callback([a] { run_pbs_sweep(*a); });
 }
 
 }  // namespace gpurt::cli
