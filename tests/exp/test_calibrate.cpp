@@ -64,10 +64,17 @@ CalibrationResult expect_round_trip(const PerfParams& hidden_model, std::uint64_
                                     const char* preset = "rtx3060ti") {
   Platform hidden = base(preset);
   hidden.model = hidden_model;
-  const CalibrationResult r =
-      calibrate(base(preset), measured_under(hidden, seed, "calibration",
-                                             {"isolated", "spread", "switch", "coresidence", "bandwidth"},
-                                             walks_at(walk_ns)));
+  auto cases =
+      measured_under(hidden, seed, "calibration",
+                     {"isolated", "spread", "switch", "coresidence", "bandwidth"}, walks_at(walk_ns));
+  // The fit gets the configs as a user's command loads them: walks at the configs' 500 ns an
+  // access (walks_at rewrote them to simulate the measurement), load cut as measured.
+  for (CalibrationCase& c : cases)
+    for (ScenarioInstance& inst : c.scenario.instances)
+      for (HostAction& a : inst.actions)
+        if (inst.plugin == "random_walk" && a.kind == HostAction::Kind::kernel)
+          a.kernel.block_time = Nanos{static_cast<std::int64_t>(inst.walk_reads) * 500};
+  const CalibrationResult r = calibrate(base(preset), cases);
   EXPECT_NEAR(r.params.switch_cost, hidden_model.switch_cost, 0.01);
   EXPECT_NEAR(r.params.coresidence_cost, hidden_model.coresidence_cost, 0.01);
   EXPECT_NEAR(r.params.spread_cost, hidden_model.spread_cost, 0.005);
@@ -107,7 +114,10 @@ TEST(Calibrate, RoundTripRecoversHiddenParametersWithinTheStatedTolerance) {
 // No launch-level draw hidden: the launches' spread is the per-block jitter's. The walks are
 // slower than the configs assume, and the bandwidth is near the 304 blocks a 38-SM GPU holds.
 TEST(Calibrate, RoundTripOfASecondHiddenSetWithAnotherSeed) {
-  expect_round_trip(model(0.05, 0.3, 0.01, 0.02, 0, 200), 99, 820);
+  const CalibrationResult r = expect_round_trip(model(0.05, 0.3, 0.01, 0.02, 0, 200), 99, 820);
+  // The residuals are simulated with the fitted walk latency, not the configs' 500 ns (which
+  // would put the walks' ten statistics ln(500/820) = -0.49 off: rms about 0.25).
+  EXPECT_LT(r.rms_log_error, 0.05);
 }
 
 // All the variability at the launch level: the launch percentiles of the 64-block kernels
@@ -139,6 +149,45 @@ TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
   EXPECT_EQ(r.params.memory_bandwidth, 0);
   EXPECT_NEAR(r.random_walk_ns_per_access, 500, 1);
   EXPECT_LT(r.rms_log_error, 1e-3);
+}
+
+// The residuals and their rms, by hand: ten measured launches of the isolated config whose
+// single blocks took 1, 2, ..., 10 ms, against the ideal model's 1 ms every block (nothing
+// fitted). Measured p10 = sorted[floor(0.1 * 9)] = 1 ms, mean 5.5 ms, p90 = sorted[floor(0.9 *
+// 9)] = 9 ms, and the launch percentiles the same (one block a launch); the log errors ln(1/x)
+// are 0, -ln 5.5, -ln 9, 0, -ln 9, so the rms is sqrt((ln² 5.5 + 2 ln² 9) / 5) = 1.58504.
+TEST(Calibrate, ResidualsAndTheirRmsByHand) {
+  auto cases = measured_under(base(), 1, "calibration", {"isolated"});
+  auto& its = cases[0].measured.instances.at(0).iterations;
+  ASSERT_GE(its.size(), 10u);
+  its.resize(10);
+  for (std::size_t i = 0; i < its.size(); ++i) {
+    BlockRecord& b = its[i].kernels.at(0).blocks.at(0);
+    b.end = b.start + Nanos{static_cast<std::int64_t>(i + 1) * 1'000'000};
+  }
+  CalibrateOptions none;
+  none.fit = {};
+  const CalibrationResult r = calibrate(base(), cases, none);
+  ASSERT_EQ(r.residuals.size(), 5u);
+  const double measured[] = {1e6, 5.5e6, 9e6, 1e6, 9e6};
+  const char* names[] = {"p10", "mean", "p90", "launch_p10", "launch_p90"};
+  for (std::size_t s = 0; s < 5; ++s) {
+    EXPECT_EQ(r.residuals[s].name, std::string("isolated/alone/") + names[s]);
+    EXPECT_DOUBLE_EQ(r.residuals[s].measured_ns, measured[s]) << names[s];
+    EXPECT_DOUBLE_EQ(r.residuals[s].fitted_ns, 1e6) << names[s];
+    EXPECT_NEAR(r.residuals[s].log_error(), std::log(1e6 / measured[s]), 1e-12) << names[s];
+  }
+  EXPECT_NEAR(r.rms_log_error, 1.58504, 1e-5);
+  EXPECT_EQ(r.evaluations, 2);  // the cost at the start, then the residuals
+  // A measurement whose blocks took no time on the clock has nothing to compare on the log
+  // scale: the instance counts as missing, not as an infinite error.
+  for (IterationRecord& it : its) it.kernels.at(0).blocks.at(0).end = it.kernels.at(0).blocks.at(0).start;
+  try {
+    calibrate(base(), cases, none);
+    ADD_FAILURE() << "blocks of no duration were accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("alone.json = missing"), std::string::npos) << e.what();
+  }
 }
 
 // memory_bandwidth and the walks' latency need a config with memory-bound blocks.
@@ -259,7 +308,12 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
   o.fit = {"lone_kernel_blocks"};
   Platform hidden = amd_base();
   EXPECT_THROW(calibrate(amd_base(), amd_measured_under(hidden, 3, {"pace", "release"}), o), InputError);
-  EXPECT_THROW(calibrate(base(), measured_under(base(), 3, "calibration", {"isolated"}), o), InputError);
+  try {  // on an NVIDIA GPU the bound is refused for the GPU, before looking for a lone config
+    calibrate(base(), measured_under(base(), 3, "calibration", {"isolated"}), o);
+    ADD_FAILURE() << "lone_kernel_blocks was fitted on an NVIDIA GPU";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("acts only on an AMD GPU"), std::string::npos) << e.what();
+  }
   // Alone, the bound needs no search: one simulation of every config for the residuals.
   hidden.model.lone_kernel_blocks = 1000;
   const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), o);

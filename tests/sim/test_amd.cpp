@@ -211,6 +211,25 @@ TEST(AmdWaveRelease, TheIdealModelTurnsItOffHoweverItIsAskedFor) {
   EXPECT_DOUBLE_EQ(start_s(run_text(keyed, p), "K2"), 1.0);
 }
 
+// A block's wavefronts split over the four steps as evenly as whole wavefronts allow, the first
+// steps taking the remainder: a 320-thread block (5 wavefronts) frees 2, 1 and 1 wavefronts
+// early and the last with its end. CU 0 full: K1 (one such block of 1 s), F (two 1,024-thread
+// blocks) and G (one of 192), both for 3 s. K2 (128 threads, at 0.1 s) fits in the first step's
+// 128 threads at 0.4 s (wave_release 0.6: steps at 0.4, 0.6, 0.8 s); a split of 1, 1, 1 and 2
+// wavefronts would free 64 threads at 0.4 s and start it at 0.6 s.
+TEST(AmdWaveRelease, TheFirstStepsTakeTheRemainderOfTheWavefronts) {
+  Platform p = radeon();
+  p.model = PerfParams{};
+  p.model.wave_release = 0.6;
+  const SimResult r =
+      run_text(config({one_kernel(1, 320, kCu0, 0, "K1"), one_kernel(2, 1024, kCu0, 0, "F", 3'000'000'000),
+                       one_kernel(1, 192, kCu0, 0, "G", 3'000'000'000), one_kernel(1, 128, kCu0, 0.1, "K2")}),
+               p);
+  EXPECT_DOUBLE_EQ(start_s(r, "K1"), 0.0);
+  EXPECT_DOUBLE_EQ(start_s(r, "G"), 0.0);
+  EXPECT_DOUBLE_EQ(start_s(r, "K2"), 0.4);
+}
+
 TEST(AmdWaveRelease, LeastRecentlyServedKernelFirstWhenBothFit) {
   // CU 0: K0 = one 1,024-thread block of 5 s, K1 = 24 single-wavefront blocks of 1 s (1,536
   // threads): full. K2 (1,024 threads, at 0.1 s) and K3 (768, at 0.2 s) both wait; at 1 s
@@ -267,6 +286,12 @@ TEST(AmdCuLock, AWaitingBlockGetsItsCuLockedAfterThresholdFailedAttempts) {
   const SimResult locked = run_text(cfg, p);
   EXPECT_DOUBLE_EQ(start_s(locked, "K2"), 2.0);
   EXPECT_DOUBLE_EQ(last_end(kernel(locked, "K1")), 4.0);
+  // Lifting the lock when K2 is placed counts as a release on the SE, so K1's waiting blocks
+  // try again at once: 6 of them fill the (2,560 - 1,024) / 256 threads K2 leaves at 2 s.
+  const auto& k1 = kernel(locked, "K1").blocks;
+  EXPECT_EQ(std::count_if(k1.begin(), k1.end(),
+                          [](const BlockRecord& b) { return from_nanos(b.start, TimeUnit::s) == 2.0; }),
+            6);
   p.model.cu_lock_threshold = 1;
   EXPECT_DOUBLE_EQ(start_s(run_text(cfg, p), "K2"), 3.0);
   // The ideal model turns the lock off with every other mechanism.

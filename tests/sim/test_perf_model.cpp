@@ -58,6 +58,21 @@ TEST(PerfModel, CoresidenceCostWhileAnotherLocalityIsResident) {
   EXPECT_EQ(m.start(block(0, 3)).count(), 1000);  // SM empty again
 }
 
+// The SM counts each locality's resident blocks: one of two locality-1 blocks ending leaves the
+// other, so a locality-2 block starting then pays the co-residence (1000 · 1.25).
+TEST(PerfModel, CoresidenceCountsEveryResidentBlockOfALocality) {
+  PerfParams p;
+  p.coresidence_cost = 0.25;
+  PerfModel m(p, 1, 1, false);
+  EXPECT_EQ(m.start(block(0, 1)).count(), 1000);
+  EXPECT_EQ(m.start(block(0, 1)).count(), 1000);
+  m.end(0, 1, 0);
+  EXPECT_EQ(m.start(block(0, 2)).count(), 1250);  // one locality-1 block still resident
+  m.end(0, 1, 0);
+  m.end(0, 2, 0);
+  EXPECT_EQ(m.start(block(0, 2)).count(), 1000);  // both gone: nothing beside it
+}
+
 TEST(PerfModel, SpreadCostGrowsWithLog2OfTheSpan) {
   PerfParams p;
   p.spread_cost = 0.1;
@@ -100,11 +115,19 @@ TEST(PerfModel, JitterIsSeededBoundedAndMaximalInWorstCaseMode) {
   }
   EXPECT_TRUE(differs);
   EXPECT_GT(seen.size(), 50u);  // the draws spread over the interval
-  // A block's draw depends on its key, not on what was drawn before it.
-  PerfModel fresh(p, 1, 42, false);
+  // A block's draw depends on its key, not on what was drawn before it: `a` drew 199 blocks
+  // before key 199, a fresh model none.
   BlockStart k = block(0, 0);
   k.key = 199;
-  EXPECT_EQ(fresh.start(k).count(), PerfModel(p, 1, 42, false).start(k).count());
+  BlockStart earlier = k;
+  earlier.key = 199;
+  PerfModel replay(p, 1, 42, false);
+  for (std::uint64_t i = 0; i < 199; ++i) {
+    BlockStart d = block(0, 0);
+    d.key = i;
+    replay.start(d);
+  }
+  EXPECT_EQ(replay.start(k).count(), PerfModel(p, 1, 42, false).start(earlier).count());
 }
 
 // kernel_jitter: one draw per kernel launch, shared by all its blocks whatever their keys, SMs or
@@ -178,6 +201,32 @@ TEST(PerfModel, WcetBlocksDivideEveryWorstFactorOut) {
   BlockStart third = b;
   third.locality = 3;
   EXPECT_EQ(m.start(third).count(), 10'000);  // switch and locality 2 resident: the worst case
+}
+
+// The spread factor of a WCET block cancels (it is known exactly, the same in the profile and
+// here): span 4 with spread_cost 0.1 (1.2) and switch_cost 1, the first block on an idle SM runs
+// 10000 · 1.2 / (2 · 1.2) = 5000 ns; without the spread in the divisor, 10000 · 1.2 / 2 = 6000.
+// Memory bandwidth never charges a WCET block (its profile ran it alone): with bandwidth 0.5 a
+// plain block of memory fraction 0.5 runs 1000 ns, and a WCET block of fraction 0.5 beside it,
+// demand 1.0, runs 10000 / 2 = 5000 ns (switch divided out, no switch met), not 10000 · 1.5 / 2.
+TEST(PerfModel, WcetBlocksCancelTheSpreadAndSkipTheBandwidth) {
+  PerfParams p;
+  p.switch_cost = 1;
+  p.spread_cost = 0.1;
+  PerfModel m(p, 2, 3, true);
+  BlockStart b = block(0, 1, 0, 4);
+  b.isolated = Nanos{10'000};
+  b.wcet = true;
+  EXPECT_EQ(m.start(b).count(), 5000);
+  PerfParams q;
+  q.switch_cost = 1;
+  q.memory_bandwidth = 0.5;
+  PerfModel n(q, 2, 3, true);
+  EXPECT_EQ(n.start(block(0, 1, 0.5)).count(), 1000);
+  BlockStart w = block(1, 1, 0.5);
+  w.isolated = Nanos{10'000};
+  w.wcet = true;
+  EXPECT_EQ(n.start(w).count(), 5000);
 }
 
 // In the engine a launch's blocks share one kernel_jitter draw: a 4-block kernel on 4 SMs has
@@ -277,10 +326,26 @@ TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
   EXPECT_DOUBLE_EQ(p.model.jitter, 0.01);
   EXPECT_DOUBLE_EQ(p.model.kernel_jitter, 0.03);
   EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(p).dump(), "q.json"), "q.json")).model, p.model);
+  // Every field survives the file's round trip, the limits of the ranges included.
+  Platform all = p;
+  all.model = PerfParams{0.1, 0.2, 0.3, 1e6, 0.4, 0.5, 4096, 7, 9, 0.6, 12, 511};
+  EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(all).dump(), "r.json"), "r.json")).model, all.model);
   for (const char* bad :
        {R"({"preset": "h100", "model": {"jitter": -0.1}})", R"({"preset": "h100", "model": {"switch": 0.1}})",
         R"({"preset": "h100", "model": {"kernel_jitter": 101}})",
-        R"({"preset": "h100", "model": {"memory_bandwidth": "x"}})"}) {
+        R"({"preset": "h100", "model": {"memory_bandwidth": "x"}})",
+        R"({"preset": "h100", "model": {"memory_bandwidth": -1}})",
+        R"({"preset": "h100", "model": {"memory_bandwidth": 2e6}})",
+        R"({"preset": "h100", "model": {"host_cores": 1.5}})",
+        R"({"preset": "h100", "model": {"host_cores": -1}})",
+        R"({"preset": "h100", "model": {"host_cores": 4097}})",
+        R"({"preset": "h100", "model": {"host_slice_us": -1}})",
+        R"({"preset": "h100", "model": {"host_slice_us": 2e6}})",
+        R"({"preset": "h100", "model": {"block_dispatch_ns": -1}})",
+        R"({"preset": "h100", "model": {"block_dispatch_ns": 2e9}})",
+        R"({"preset": "h100", "model": {"wave_release": 1}})",
+        R"({"preset": "h100", "model": {"cu_lock_threshold": 2.5}})",
+        R"({"preset": "h100", "model": {"lone_kernel_blocks": 2e9}})"}) {
     const Json doc = parse_json(bad, "p.json");
     EXPECT_THROW(parse_platform(JsonNode(doc, "p.json")), InputError) << bad;
   }
