@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace gpurt::cli {
 
@@ -35,6 +36,23 @@ inline CLI::Validator finite_in(double lo, double hi, bool lo_open = false) {
         return std::string();
       },
       "FINITE " + range);
+}
+
+/// A seed: a whole number in 0..2^64-1, written in decimal digits. CLI11 alone would wrap "-1"
+/// to 2^64-1 and saturate anything larger, so two different seeds would silently be one.
+inline CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string max = "18446744073709551615";
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        const std::size_t first = digits ? std::min(text.find_first_not_of('0'), text.size() - 1) : 0;
+        const std::string_view significant = std::string_view(text).substr(first);
+        if (!digits || significant.size() > max.size() ||
+            (significant.size() == max.size() && significant > max))
+          return "must be a whole number in 0.." + max + ", not " + text;
+        return std::string();
+      },
+      "SEED in 0.." + std::string("18446744073709551615"));
 }
 
 /// A finite number > 0 (and at most `hi`).

@@ -2,9 +2,11 @@
 // (exp/calibrate.hpp) to result files a GPU measured for the bundled calibration configs.
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/bench/plots.hpp"
 #include "gpurt/core/error.hpp"
@@ -20,7 +22,7 @@ namespace fs = std::filesystem;
 
 struct CalibrateArgs {
   std::string platform, measured, configs, out, fit;  // configs, fit: by vendor when empty
-  bool json = false;
+  bool json = false, fit_given = false;
   std::uint64_t seed = 1;
   int sweeps = 10;
 };
@@ -43,6 +45,24 @@ void run_calibrate(const CalibrateArgs& args) {
   CalibrateArgs a = args;
   if (a.configs.empty()) a.configs = amd ? "examples/calibration-amd" : "examples/calibration";
   check_output_file(a.out, "--out");
+  // The fitted platform must not land among the inputs: inside --measured it would be read as a
+  // result file by the next fit (or replace one), inside --configs as a config.
+  const auto inside = [](const std::string& file, const std::string& folder) {
+    std::error_code e;
+    const fs::path f = fs::weakly_canonical(file, e), d = fs::weakly_canonical(folder, e);
+    const auto [end, rest] = std::mismatch(d.begin(), d.end(), f.begin(), f.end());
+    return !d.empty() && end == d.end();
+  };
+  for (const auto& [option, folder] :
+       {std::pair{"--measured", a.measured}, std::pair{"--configs", a.configs}})
+    if (inside(a.out, folder))
+      throw InputError(
+          "command line", "--out", a.out,
+          fmt::format("lies inside {} {}, an input of the fit: write it elsewhere", option, folder));
+  if (a.fit_given &&
+      (a.fit.empty() || a.fit.front() == ',' || a.fit.back() == ',' || a.fit.find(",,") != std::string::npos))
+    throw InputError("command line", "--fit", a.fit,
+                     "has an empty item: name parameters separated by commas");
   std::error_code ec;
   if (!fs::is_directory(a.configs, ec))
     throw InputError("command line", "--configs", a.configs, "is not a folder of calibration configs");
@@ -56,11 +76,13 @@ void run_calibrate(const CalibrateArgs& args) {
   for (const std::string& config : configs) {
     CalibrationCase c;
     c.name = fs::path(config).stem().string();
+    c.config_file = config;
     c.scenario = load_scenario(config, base);
     const std::string dir = (fs::path(a.measured) / c.name).string();
     if (!fs::is_directory(dir, ec))
       throw InputError("command line", "--measured", a.measured,
                        fmt::format("has no folder \"{}\" of result files for {}", c.name, config));
+    c.measured_folder = dir;
     const std::vector<std::string> files = result_files_in(dir);
     c.measured = load_examiner_results(files);
     // Instances are matched by their log_name: the result file's path inside its folder.
@@ -72,7 +94,7 @@ void run_calibrate(const CalibrateArgs& args) {
   CalibrateOptions o;
   o.seed = a.seed;
   o.sweeps = a.sweeps;
-  if (!a.fit.empty())
+  if (a.fit_given)
     o.fit = split(a.fit);
   else if (amd)
     o.fit = amd_dispatch_fit();
@@ -152,17 +174,21 @@ void add_calibrate(CLI::App& app) {
                   "Folder of calibration configs (default examples/calibration, or examples/calibration-amd "
                   "on an AMD platform)");
   cmd->add_option("--out", a->out, "Platform file to write")->required();
-  cmd->add_option("--fit", a->fit,
-                  "Parameters to fit, comma-separated (default "
-                  "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter,memory_bandwidth,"
-                  "random_walk_ns_per_access; on an AMD platform "
-                  "lone_kernel_blocks,wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
-  cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)");
+  auto* fit =
+      cmd->add_option("--fit", a->fit,
+                      "Parameters to fit, comma-separated (default "
+                      "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter,memory_bandwidth,"
+                      "random_walk_ns_per_access; on an AMD platform "
+                      "lone_kernel_blocks,wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
+  cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)")->check(seed_value());
   cmd->add_option("--sweeps", a->sweeps,
                   "Coordinate-descent passes over the parameters (default 10; fewer: faster, coarser)")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--json", a->json, "Print the fit and its residuals as JSON");
-  cmd->callback([a] { run_calibrate(*a); });
+  cmd->callback([a, fit] {
+    a->fit_given = fit->count() > 0;
+    run_calibrate(*a);
+  });
 }
 
 }  // namespace gpurt::cli

@@ -107,7 +107,7 @@ void add_fft(CLI::App& app) {
       "worst over them (§III-C, non-uniform SMs; default 1: units 0..k-1)");
   cmd->add_option("--rho", a->options.rho, "The system's rho for eq. (4) (default 1.1)")
       ->check(finite_in(1.0, 1e6));
-  cmd->add_option("--seed", a->options.seed, "RNG seed (simulated run offsets)");
+  cmd->add_option("--seed", a->options.seed, "RNG seed (simulated run offsets)")->check(seed_value());
   cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
   cmd->add_option("--out", a->out, "The gpurt/smlp@1 file to write")->required();
   cmd->callback([a] { run_profile(*a); });

@@ -65,7 +65,8 @@ void add_generate(CLI::App& app) {
   auto args = std::make_shared<UUniFastArgs>();
   uu->add_option("--n", args->n, "Values per set")->required()->check(CLI::Range(1, 1'000'000));
   uu->add_option("--total", args->total, "Their sum")->required()->check(finite_non_negative());
-  uu->add_option("--seed", args->seed, "RNG seed (same seed, same output on any machine)");
+  uu->add_option("--seed", args->seed, "RNG seed (same seed, same output on any machine)")
+      ->check(seed_value());
   uu->add_option("--count", args->count, "Number of sets")->check(CLI::Range(1, 10'000'000));
   uu->add_option("--max-each", args->max_each, "Discard sets with a value above this (UUniFast-Discard)")
       ->check(finite_positive());

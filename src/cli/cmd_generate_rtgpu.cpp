@@ -26,7 +26,7 @@ void add_generate_rtgpu(CLI::App& generate) {
   cmd->add_option("--utilization", o.utilization, "Total utilisation U (split by UUniFast; at most 10000)")
       ->required()
       ->check(finite_positive(10000));
-  cmd->add_option("--seed", a->seed, "RNG seed (same seed, same file on any machine)");
+  cmd->add_option("--seed", a->seed, "RNG seed (same seed, same file on any machine)")->check(seed_value());
   cmd->add_option("--tasks", o.tasks, "Tasks N (Table 1: 5)")->check(CLI::Range(1, 1000));
   cmd->add_option("--subtasks", o.subtasks, "CPU segments M per task (Table 1: 5)")
       ->check(CLI::Range(1, 1000));

@@ -72,7 +72,8 @@ void add_generate_signal(CLI::App& generate) {
   cmd->add_option("--max-samples", a->max_samples,
                   "Refuse more samples than this (default 16777216; up to 268435456)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 28));
-  cmd->add_option("--seed", a->options.seed, "RNG seed (same seed, same bytes on any machine)");
+  cmd->add_option("--seed", a->options.seed, "RNG seed (same seed, same bytes on any machine)")
+      ->check(seed_value());
   cmd->add_option("--out", a->out, "Sample file (cf32)")->required();
   cmd->add_option("--meta", a->meta, "Also write a JSON description (modulations, carriers, SNR)");
   cmd->callback([a] { run_signal(*a); });

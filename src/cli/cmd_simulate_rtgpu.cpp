@@ -200,7 +200,8 @@ void add_simulate_rtgpu(CLI::App& app) {
   cmd->add_option("--jitter", args->jitter, "Sporadic releases: gaps T(1 + U(0, X)) (default 0: periodic)")
       ->check(finite_in(0.0, 100.0))
       ->excludes(generated);
-  cmd->add_option("--seed", args->seed, "Seed for offsets, jitter, random lengths and generated systems");
+  cmd->add_option("--seed", args->seed, "Seed for offsets, jitter, random lengths and generated systems")
+      ->check(seed_value());
   cmd->add_option("--threads", args->threads, "--generated: worker threads (0: all)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--csv", args->csv, "--generated: write one row per task to this CSV")->needs(generated);

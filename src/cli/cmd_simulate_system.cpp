@@ -130,7 +130,7 @@ void add_simulate_system(CLI::App& app) {
                   "Sporadic: release gaps T*(1+U(0,J)), J in [0, 100] (default 0: periodic)")
       ->check(finite_in(0.0, 100.0));
   cmd->add_flag("--random-offsets", args->offsets, "First release of each task U(0,T)");
-  cmd->add_option("--seed", args->seed, "Seed for jitter and offsets (default 1)");
+  cmd->add_option("--seed", args->seed, "Seed for jitter and offsets (default 1)")->check(seed_value());
   cmd->add_option("--max-jobs", args->max_jobs,
                   "Refuse a run releasing more jobs than this (default 10000000)")
       ->check(finite_positive());

@@ -137,7 +137,7 @@ void add_sweep_fft(CLI::App& app) {
   cmd->add_option("--batch", o.profile.batch, "Transforms per execution (default 1)");
   cmd->add_option("--max-gap-us", a->max_gap_us,
                   "Host time between a task's jobs, uniform in [0, this] (default 5)");
-  cmd->add_option("--seed", o.seed, "RNG seed");
+  cmd->add_option("--seed", o.seed, "RNG seed")->check(seed_value());
   cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
   cmd->add_option("--plot-throughput", a->plot_throughput, "Also draw throughput vs tasks (Fig. 7) as SVG");
   add_sweep_run_options(cmd, a->run);

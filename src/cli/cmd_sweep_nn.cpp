@@ -70,7 +70,7 @@ void add_sweep_nn(CLI::App& app) {
       "to its isolated standard deviation, host stalls to two of its isolated maxima, the per-job\n"
       "lock hand-off to one Table 6.2 mean; nothing else). docs/validation.md compares each row\n"
       "with the seed.\n"
-      "Example (both tables, 10 simulated seconds per scenario):\n"
+      "Example (all three tables, 10 simulated seconds per scenario):\n"
       "  gpurt sweep nn --seconds 10 --out nn.csv");
   auto a = std::make_shared<SweepNnArgs>();
   NnSweepOptions& o = a->options;
@@ -83,7 +83,7 @@ void add_sweep_nn(CLI::App& app) {
       ->check(finite_in(1e-6, 1e6));
   cmd->add_option("--warmup-jobs", o.warmup_jobs, "Unmeasured first jobs per task (default 2, as the seed)")
       ->check(CLI::Range(0, 1'000'000));
-  cmd->add_option("--seed", o.seed, "RNG seed (CPU jitter, performance model)");
+  cmd->add_option("--seed", o.seed, "RNG seed (CPU jitter, performance model)")->check(seed_value());
   cmd->add_option("--max-jobs", o.max_jobs, "Refuse a scenario completing more jobs (default 1000000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
   cmd->add_option("--reference-blocks", o.model.reference_blocks,

@@ -112,7 +112,7 @@ void add_sweep_pbs(CLI::App& app) {
                   "Slowdowns: small [1,1.4], large [1.7,1.9] (default), mixed [1.1,1.9]");
   cmd->add_option("--sets", o.sets, "Task sets per point (default 50); Figure 5c: number of sets")
       ->check(CLI::Range(1, 1'000'000));
-  cmd->add_option("--seed", o.seed, "RNG seed (default 1)");
+  cmd->add_option("--seed", o.seed, "RNG seed (default 1)")->check(seed_value());
   cmd->add_option("--u-min", a->u_min, "Figures 4, 5a: first utilisation (default 0.2)")
       ->check(finite_positive(10000));
   cmd->add_option("--u-max", a->u_max, "Figures 4, 5a: last utilisation (default 2.0)")

@@ -66,7 +66,7 @@ void add_sweep_rtgpu(CLI::App& app) {
   RtgpuSweepOptions& o = a->options;
   cmd->add_option("--sets", o.sets_per_point, "Task sets per point (default 100)")
       ->check(CLI::Range(1, 1'000'000));
-  cmd->add_option("--seed", o.seed, "RNG seed");
+  cmd->add_option("--seed", o.seed, "RNG seed")->check(seed_value());
   cmd->add_option("--u-min", a->u_min, "First utilisation (default 0.2)")->check(finite_positive(10000));
   cmd->add_option("--u-max", a->u_max, "Last utilisation (default 4.0)")->check(finite_positive(10000));
   cmd->add_option("--u-step", a->u_step, "Step (default 0.2; at most 10000 points)")

@@ -116,3 +116,52 @@ TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
       << lone.out;
   EXPECT_NE(lone.out.find("(2 simulations of 4 configs)"), std::string::npos) << lone.out;
 }
+
+// What the fit cannot take, refused with exit 2 and nothing written: an empty --fit (or an empty
+// item in it), a parameter named twice, a seed outside 0..2^64-1 (CLI11 alone wraps -1 to
+// 2^64-1), an --out inside the measurements or the configs (the next fit would read it as a
+// result file), and a config that turns the performance model off (no parameter acts on it).
+TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
+  for (const char* c : {"lock", "lone", "pace", "release"}) {
+    const Outcome b = cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration-amd/") + c +
+                          ".json --backend sim --platform radeon-vii --out " + path(std::string("m/") + c));
+    ASSERT_EQ(b.code, 0) << c << ": " << b.err;
+  }
+  const std::string base = "calibrate --platform radeon-vii --sweeps 1 --configs " GPURT_SOURCE_DIR
+                           "/examples/calibration-amd --measured " +
+                           path("m");
+  const std::pair<std::string, std::string> refused[] = {
+      {base + " --fit '' --out " + path("f.json"), "--fit: has an empty item"},
+      {base + " --fit kernel_jitter,,wave_release --out " + path("f.json"), "has an empty item"},
+      {base + " --fit kernel_jitter,kernel_jitter --out " + path("f.json"),
+       "fit = kernel_jitter: is named twice"},
+      {base + " --fit kernel_jitter --seed -1 --out " + path("f.json"),
+       "must be a whole number in 0..18446744073709551615"},
+      {base + " --fit kernel_jitter --seed 18446744073709551616 --out " + path("f.json"),
+       "not 18446744073709551616"},
+      {base + " --fit kernel_jitter --out " + path("m/pace/f.json"), "lies inside --measured"},
+  };
+  for (const auto& [command, message] : refused) {
+    const Outcome r = cli(command);
+    EXPECT_EQ(r.code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << command << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("f.json"))) << command;
+    EXPECT_FALSE(std::filesystem::exists(path("m/pace/f.json"))) << command;
+  }
+  // A config with "gpurt_sim": {"model": "ideal"}: named with the key.
+  std::filesystem::create_directories(path("cfg"));
+  for (const char* c : {"lock", "lone", "pace", "release"})
+    std::filesystem::copy_file(std::string(GPURT_SOURCE_DIR "/examples/calibration-amd/") + c + ".json",
+                               path(std::string("cfg/") + c + ".json"));
+  gpurt::Json pace = gpurt::load_json_file(path("cfg/pace.json"));
+  pace["gpurt_sim"] = gpurt::Json{{"model", "ideal"}};
+  gpurt::write_file_atomically(path("cfg/pace.json"), pace.dump());
+  const Outcome ideal = cli("calibrate --platform radeon-vii --sweeps 1 --fit kernel_jitter --configs " +
+                            path("cfg") + " --measured " + path("m") + " --out " + path("f.json"));
+  EXPECT_EQ(ideal.code, 2) << ideal.err;
+  EXPECT_NE(
+      ideal.err.find("pace.json: gpurt_sim.model = \"ideal\": the config turns the performance model off"),
+      std::string::npos)
+      << ideal.err;
+  EXPECT_FALSE(std::filesystem::exists(path("f.json")));
+}

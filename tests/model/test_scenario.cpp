@@ -95,6 +95,15 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
             "c.json: benchmarks[0].sm_mask = \"0x7ffff\": disables every SM: no block could ever run");
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["sm_mask"] = "0xzz"; }),
             "c.json: benchmarks[0].sm_mask = \"0xzz\": 'z' is not a hexadecimal digit");
+  // On an AMD GPU a libsmctrl mask (set bits disable) would read as a CU mask (set bits enable).
+  try {
+    parse_scenario(valid(), "c.json", *find_platform_preset("radeon-vii"));
+    ADD_FAILURE() << "an sm_mask was accepted on the radeon-vii";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "c.json: benchmarks[0].sm_mask = \"~0x3\": is a libsmctrl (NVIDIA) mask; AMD "
+              "GPUs take compute_unit_mask");
+  }
   EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["thread_cnt"] = 1; }),
             "c.json: benchmarks[0].thread_cnt: unknown key (did you mean \"thread_count\"?)");
   EXPECT_EQ(error_after([](Json& d) { d["max_iterations"] = 0; }),

@@ -326,8 +326,17 @@ TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
   EXPECT_DOUBLE_EQ(p.model.jitter, 0.01);
   EXPECT_DOUBLE_EQ(p.model.kernel_jitter, 0.03);
   EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(p).dump(), "q.json"), "q.json")).model, p.model);
+  // Over a preset the section changes only the keys it names: the radeon-vii preset's lock,
+  // lone bound and launch draw stay.
+  const Platform over = parse_platform(JsonNode(
+      parse_json(R"({"preset": "radeon-vii", "model": {"wave_release": 0.5}})", "v.json"), "v.json"));
+  PerfParams want = find_platform_preset("radeon-vii")->model;
+  ASSERT_NE(want.wave_release, 0.5);
+  ASSERT_GT(want.cu_lock_threshold, 0);
+  want.wave_release = 0.5;
+  EXPECT_EQ(over.model, want);
   // Every field survives the file's round trip, the limits of the ranges included.
-  Platform all = p;
+  Platform all = *find_platform_preset("radeon-vii");
   all.model = PerfParams{0.1, 0.2, 0.3, 1e6, 0.4, 0.5, 4096, 7, 9, 0.6, 12, 511};
   EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(all).dump(), "r.json"), "r.json")).model, all.model);
   for (const char* bad :
@@ -349,6 +358,23 @@ TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
     const Json doc = parse_json(bad, "p.json");
     EXPECT_THROW(parse_platform(JsonNode(doc, "p.json")), InputError) << bad;
   }
+  // The AMD dispatch rules on an NVIDIA GPU (or an AMD one without shader engines) would change
+  // nothing: refused, naming the key.
+  for (const char* key : {"wave_release", "block_dispatch_ns", "cu_lock_threshold", "lone_kernel_blocks"}) {
+    const std::string text = std::string(R"({"preset": "h100", "model": {")") + key + R"(": 1e-3}})";
+    const std::string whole = std::string(R"({"preset": "h100", "model": {")") + key + R"(": 1}})";
+    const Json doc = parse_json(std::string(key) == "wave_release" ? text : whole, "p.json");
+    try {
+      parse_platform(JsonNode(doc, "p.json"));
+      ADD_FAILURE() << key << " accepted on the h100";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("model.") + key), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("only on an AMD GPU"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse_platform(JsonNode(
+                   parse_json(R"({"preset": "radeon-vii", "shader_engines": 0})", "p.json"), "p.json")),
+               InputError);
   try {
     const Json doc = parse_json(R"({"preset": "h100", "model": {"jitter": -0.1}})", "p.json");
     parse_platform(JsonNode(doc, "p.json"));

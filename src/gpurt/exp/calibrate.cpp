@@ -179,8 +179,9 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
     for (const ScenarioInstance& inst : c.scenario.instances) {
       const auto found = stats.find(inst.log_name);
       if (found == stats.end())
-        throw InputError(c.name, inst.log_name, "missing",
-                         "the measurement has no blocks for this instance (is it the right result folder?)");
+        throw InputError(c.measured_folder.empty() ? c.name : c.measured_folder, inst.log_name, "missing",
+                         "the measurement has no blocks of positive duration for this instance (is it the "
+                         "right result folder?)");
       names.push_back(c.name + "/" + (inst.label.empty() ? inst.log_name : inst.label));
       measured.push_back(found->second);
     }
@@ -555,6 +556,16 @@ CalibrationResult calibrate_staged(const Platform& base, const std::vector<Calib
 CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
                             const CalibrateOptions& o) {
   const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
+  for (std::size_t i = 0; i < o.fit.size(); ++i)
+    if (std::find(o.fit.begin(), o.fit.begin() + static_cast<std::ptrdiff_t>(i), o.fit[i]) !=
+        o.fit.begin() + static_cast<std::ptrdiff_t>(i))
+      throw InputError("calibrate", "fit", o.fit[i], "is named twice");
+  // A config that runs the ideal model ("gpurt_sim": {"model": "ideal"}) ignores every
+  // parameter: fitted on it, any value fits as well as any other.
+  for (const CalibrationCase& c : cases)
+    if (c.scenario.sim.ideal_model && !o.fit.empty())
+      throw InputError(c.config_file.empty() ? c.name : c.config_file, "gpurt_sim.model", "\"ideal\"",
+                       "the config turns the performance model off, so no fitted parameter acts on it");
   bool spans = false;                      // a dispatch parameter is fitted: compare kernel spans too
   for (const std::string& name : o.fit) {  // validates the names
     if (!fittable(name).dispatch) continue;

@@ -18,6 +18,8 @@ namespace gpurt {
 /// One calibration config and what a GPU measured running it.
 struct CalibrationCase {
   std::string name;  ///< names its statistics in the residuals
+  /// Where its config and its measurement came from, named in errors (when empty: `name`).
+  std::string config_file, measured_folder;
   Scenario scenario;
   Trace measured;
 };

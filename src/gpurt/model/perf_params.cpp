@@ -2,11 +2,11 @@
 
 namespace gpurt {
 
-PerfParams parse_perf_params(const JsonNode& node) {
+PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base) {
   node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
                       "kernel_jitter", "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release",
                       "cu_lock_threshold", "lone_kernel_blocks", "comment"});
-  PerfParams p;
+  PerfParams p = base;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
   const auto read = [&](std::string_view key, double& out) {

@@ -92,8 +92,9 @@ struct PerfParams {
   bool operator==(const PerfParams&) const = default;
 };
 
-/// Reads a "model" object (keys as the fields above; absent keys stay 0). Throws InputError.
-PerfParams parse_perf_params(const JsonNode& node);
+/// Reads a "model" object (keys as the fields above) over `base`: absent keys keep base's value
+/// (a platform file's model over its preset's; 0 when there is none). Throws InputError.
+PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base = {});
 Json to_json(const PerfParams& params);
 
 }  // namespace gpurt

@@ -1,5 +1,7 @@
 #include "gpurt/model/platform.hpp"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
@@ -45,7 +47,9 @@ void read_fields(const JsonNode& node, Platform& p, bool all_required) {
   if (auto v = node.find("partition_unit")) p.partition_unit = static_cast<int>(v->as_int_in(1, 65536));
   if (auto v = node.find("copy_engines")) p.copy_engines = static_cast<int>(v->as_int_in(0, 64));
   if (auto v = node.find("shader_engines")) p.shader_engines = static_cast<int>(v->as_int_in(0, 64));
-  if (auto v = node.find("model")) p.model = parse_perf_params(*v);
+  // Over a preset, a model section changes the keys it names and keeps the preset's others,
+  // as the platform's own fields do.
+  if (auto v = node.find("model")) p.model = parse_perf_params(*v, p.model);
 }
 
 }  // namespace
@@ -94,6 +98,22 @@ Platform parse_platform(const JsonNode& node) {
   if (p.shader_engines > 0 && p.sms % p.shader_engines != 0) {
     const auto where = node.find("shader_engines") ? *node.find("shader_engines") : node;
     where.fail(fmt::format("shader_engines {} must divide sms {}", p.shader_engines, p.sms));
+  }
+  // The AMD dispatch rules act only on the AMD dispatch path: set on another GPU they would be
+  // carried and shown but change nothing, so they are refused (as `gpurt calibrate` refuses to
+  // fit them there).
+  if (p.vendor != Vendor::amd || p.shader_engines == 0) {
+    const std::pair<const char*, double> amd_only[] = {{"wave_release", p.model.wave_release},
+                                                       {"block_dispatch_ns", p.model.block_dispatch_ns},
+                                                       {"cu_lock_threshold", p.model.cu_lock_threshold},
+                                                       {"lone_kernel_blocks", p.model.lone_kernel_blocks}};
+    for (const auto& [key, value] : amd_only) {
+      if (value == 0) continue;
+      const auto model = node.find("model");
+      const auto where = model && model->find(key) ? *model->find(key) : model ? *model : node;
+      where.fail(fmt::format("{} {} acts only on an AMD GPU with shader engines; platform \"{}\" is not one",
+                             key, value, p.id));
+    }
   }
   return p;
 }

@@ -484,7 +484,12 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     if (!(pct > 0 && pct <= 100)) v->fail("must be in (0, 100]");
     inst.mps_thread_percentage = pct;
   }
-  if (auto v = b.find("sm_mask")) inst.sm_mask = parse_sm_mask(*v, p, r);
+  if (auto v = b.find("sm_mask")) {
+    // libsmctrl's masks disable TPCs (a set bit turns a unit off); an AMD CU mask enables CUs.
+    // Read on an AMD GPU, one would silently mean the opposite, so it is refused there.
+    if (p.vendor == Vendor::amd) v->fail("is a libsmctrl (NVIDIA) mask; AMD GPUs take compute_unit_mask");
+    inst.sm_mask = parse_sm_mask(*v, p, r);
+  }
   if (auto v = b.find("compute_unit_mask")) {
     if (b.has("sm_mask")) v->fail("cannot be combined with sm_mask");
     inst.sm_mask = parse_compute_unit_mask(*v, p);
