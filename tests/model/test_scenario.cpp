@@ -134,6 +134,16 @@ TEST(Scenario, BadConfigsNameFilePathAndValue) {
               d["gpurt_sim"] = Json{{"placement", "random"}};
             }),
             "c.json: gpurt_sim.placement = \"random\": must be \"round-robin\" or \"least-loaded\"");
+  // A plugin's cost per operation is bounded where it is written, not blamed later on the
+  // duration it multiplies.
+  EXPECT_EQ(error_after([](Json& d) {
+              d["gpurt_sim"] = Json{{"random_walk_ns_per_access", 2e9}};
+            }),
+            "c.json: gpurt_sim.random_walk_ns_per_access = 2000000000.0: must be in (0, 1e9] (ns)");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["gpurt_sim"] = Json{{"copy_bandwidth_bytes_per_s", 1e-300}};
+            }),
+            "c.json: gpurt_sim.copy_bandwidth_bytes_per_s = 1e-300: must be in 1..1e15 (bytes/s)");
 }
 
 // The performance model's memory-bound part: a benchmark declares it ("gpurt_sim":

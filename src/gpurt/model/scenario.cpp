@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -352,19 +354,30 @@ SimOptions read_sim_options(const JsonNode& node) {
   ns("context_switch_ns", o.context_switch);
   ns("copy_latency_ns", o.copy_latency);
   if (o.time_slice < kMinTimeSlice) node.at("time_slice_ns").fail("must be at least 1000 (1 us)");
-  auto positive = [&](std::string_view key, double& out) {
+  // Bounded so that a block's or copy's time is named here when it would be absurd, not later
+  // at the benchmark whose duration it multiplies: a second per operation at most, and at least
+  // a byte a second.
+  auto in_range = [&](std::string_view key, double& out, double lo, double hi, const char* what) {
     if (auto v = node.find(key)) {
       out = v->as_number();
-      if (!(out > 0)) v->fail("must be > 0");
+      if (!(out >= lo && out <= hi))
+        v->fail(fmt::format("must be in {} ({})", what, key.ends_with("_s") ? "bytes/s" : "ns"));
     }
   };
-  positive("copy_bandwidth_bytes_per_s", o.copy_bandwidth);
-  positive("memset_bandwidth_bytes_per_s", o.memset_bandwidth);
-  positive("counter_spin_ns_per_iteration", o.counter_spin_ns_per_iteration);
-  positive("matrix_multiply_ns_per_fma", o.matrix_multiply_ns_per_fma);
-  positive("random_walk_ns_per_access", o.random_walk_ns_per_access);
-  positive("mandelbrot_ns_per_iteration", o.mandelbrot_ns_per_iteration);
-  positive("cpu_random_walk_ns_per_access", o.cpu_random_walk_ns_per_access);
+  constexpr double kMaxCost = 1e9, kMaxBandwidth = 1e15;
+  in_range("copy_bandwidth_bytes_per_s", o.copy_bandwidth, 1, kMaxBandwidth, "1..1e15");
+  in_range("memset_bandwidth_bytes_per_s", o.memset_bandwidth, 1, kMaxBandwidth, "1..1e15");
+  for (const auto& [key, out] : {std::pair<std::string_view, double*>{"counter_spin_ns_per_iteration",
+                                                                      &o.counter_spin_ns_per_iteration},
+                                 {"matrix_multiply_ns_per_fma", &o.matrix_multiply_ns_per_fma},
+                                 {"random_walk_ns_per_access", &o.random_walk_ns_per_access},
+                                 {"mandelbrot_ns_per_iteration", &o.mandelbrot_ns_per_iteration},
+                                 {"cpu_random_walk_ns_per_access", &o.cpu_random_walk_ns_per_access}}) {
+    if (auto v = node.find(key)) {
+      *out = v->as_number();
+      if (!(*out > 0 && *out <= kMaxCost)) v->fail("must be in (0, 1e9] (ns)");
+    }
+  }
   if (auto v = node.find("placement")) {
     o.placement = v->as_string();
     if (o.placement != "round-robin" && o.placement != "least-loaded") {
