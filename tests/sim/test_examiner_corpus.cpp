@@ -233,22 +233,23 @@ TEST(ExaminerLimits, TimesAreBoundedSoNoSumOverflows) {
             std::string::npos);
   EXPECT_NE(input_error(one_kernel({{"max_time", 1e7}})).find("benchmarks[0].max_time"), std::string::npos);
   EXPECT_NE(input_error(one_kernel({{"period", 1e7}})).find("benchmarks[0].period"), std::string::npos);
-  // A time a timing model computes is bounded too (a copy at 1e-3 bytes/s, a slow counter).
-  EXPECT_NE(input_error(one_kernel({{"filename", "counter_spin"}, {"additional_info", 1000000}},
-                                   {{"gpurt_sim", {{"counter_spin_ns_per_iteration", 1e300}}}}))
+  // A time a timing model computes is bounded too (a copy at 1 byte/s, a slow counter: each
+  // factor within its own bounds, the product not).
+  EXPECT_NE(input_error(one_kernel({{"filename", "counter_spin"}, {"additional_info", 1000000000}},
+                                   {{"gpurt_sim", {{"counter_spin_ns_per_iteration", 1e9}}}}))
                 .find("makes a block time"),
             std::string::npos);
-  EXPECT_NE(
-      input_error(
-          one_kernel(
-              {{"filename", "multikernel"},
-               {"thread_count", 0},
-               {"block_count", 0},
-               {"additional_info",
-                {{{"duration", 1000}, {"block_count", 1}, {"thread_count", 32}, {"copy_in_count", 1000}}}}},
-              {{"gpurt_sim", {{"copy_bandwidth_bytes_per_s", 1e-3}}}}))
-          .find("makes a copy of 4000 bytes"),
-      std::string::npos);
+  EXPECT_NE(input_error(one_kernel({{"filename", "multikernel"},
+                                    {"thread_count", 0},
+                                    {"block_count", 0},
+                                    {"additional_info",
+                                     {{{"duration", 1000},
+                                       {"block_count", 1},
+                                       {"thread_count", 32},
+                                       {"copy_in_count", 1000000}}}}},
+                                   {{"gpurt_sim", {{"copy_bandwidth_bytes_per_s", 1}}}}))
+                .find("makes a copy of 4000000 bytes"),
+            std::string::npos);
   // At the bound itself, a long chain of long kernels stops at the simulator's 10^9 s horizon
   // with an error instead of wrapping.
   const std::string e = run_error(one_kernel({{"additional_info", 1e15}, {"max_iterations", 2000}}));
