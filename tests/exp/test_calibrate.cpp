@@ -190,6 +190,34 @@ TEST(Calibrate, ResidualsAndTheirRmsByHand) {
   }
 }
 
+// A measurement of another config is refused, not fitted: a kernel whose shape no kernel of the
+// instance has (2 blocks where the isolated config launches 1), or one that records another
+// number of block times than its block count.
+TEST(Calibrate, RefusesAMeasurementOfAnotherConfig) {
+  CalibrateOptions o;
+  o.fit = {};  // the check comes before any search
+  auto cases = measured_under(base(), 1, "calibration", {"isolated"});
+  cases[0].measured_folder = "m/isolated";
+  KernelRecord& k = cases[0].measured.instances.at(0).iterations.at(3).kernels.at(0);
+  k.block_count = 2;
+  try {
+    calibrate(base(), cases, o);
+    ADD_FAILURE() << "a 2-block kernel was fitted to a config of 1-block kernels";
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind("m/isolated: alone.json = 2 blocks of 1024 threads: no kernel of this "
+                                    "instance in isolated has that shape",
+                                    0),
+        0u)
+        << e.what();
+  }
+  k.block_count = 1;
+  k.blocks.push_back(k.blocks.front());
+  EXPECT_THROW(calibrate(base(), cases, o), InputError);
+  k.blocks.pop_back();
+  EXPECT_NO_THROW(calibrate(base(), cases, o));
+}
+
 // memory_bandwidth and the walks' latency need a config with memory-bound blocks.
 TEST(Calibrate, RefusesMemoryParametersWithoutAMemoryBoundConfig) {
   const auto cases = measured_under(base(), 1, "calibration", {"isolated", "switch"});

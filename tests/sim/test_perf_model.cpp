@@ -345,6 +345,7 @@ TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
         R"({"preset": "h100", "model": {"memory_bandwidth": "x"}})",
         R"({"preset": "h100", "model": {"memory_bandwidth": -1}})",
         R"({"preset": "h100", "model": {"memory_bandwidth": 2e6}})",
+        R"({"preset": "h100", "model": {"memory_bandwidth": 1e-300}})",
         R"({"preset": "h100", "model": {"host_cores": 1.5}})",
         R"({"preset": "h100", "model": {"host_cores": -1}})",
         R"({"preset": "h100", "model": {"host_cores": 4097}})",

@@ -145,6 +145,36 @@ bool memory_bound(const CalibrationCase& c) {
 
 bool memory_parameter(const std::string& name) { return name == "memory_bandwidth" || name == kWalkLatency; }
 
+// A measurement taken with another config (or a folder mixed up with another's) would be fitted
+// without complaint and give nonsense: every measured kernel of an instance must have the block
+// and thread counts of one of the config's kernels of that instance, and record that many
+// blocks when it records any.
+void check_measured_against_config(const CalibrationCase& c) {
+  const std::string where = c.measured_folder.empty() ? c.name : c.measured_folder;
+  for (const ScenarioInstance& inst : c.scenario.instances) {
+    std::vector<std::pair<int, int>> shapes;  // (blocks, threads) of the config's kernels
+    for (const HostAction& a : inst.actions)
+      if (a.kind == HostAction::Kind::kernel) shapes.emplace_back(a.kernel.blocks, a.kernel.shape.threads);
+    for (const InstanceTrace& m : c.measured.instances) {
+      if (m.log_name != inst.log_name) continue;
+      for (const IterationRecord& it : m.iterations)
+        for (const KernelRecord& k : it.kernels) {
+          if (std::find(shapes.begin(), shapes.end(), std::pair{k.block_count, k.thread_count}) ==
+              shapes.end())
+            throw InputError(
+                where, inst.log_name, fmt::format("{} blocks of {} threads", k.block_count, k.thread_count),
+                fmt::format("no kernel of this instance in {} has that shape: measured with another "
+                            "config?",
+                            c.config_file.empty() ? c.name : c.config_file));
+          if (!k.blocks.empty() && static_cast<std::int64_t>(k.blocks.size()) != k.block_count)
+            throw InputError(
+                where, inst.log_name, fmt::format("{} block times", k.blocks.size()),
+                fmt::format("a kernel of {} blocks records another number of block times", k.block_count));
+        }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> amd_dispatch_fit() {
@@ -175,6 +205,7 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
   std::vector<std::string> names;
   std::vector<Stats> measured;
   for (const CalibrationCase& c : cases) {
+    check_measured_against_config(c);
     const auto stats = block_statistics(c.measured, spans);
     for (const ScenarioInstance& inst : c.scenario.instances) {
       const auto found = stats.find(inst.log_name);
@@ -249,6 +280,9 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
       const Fittable& f = fittable(name);
       const double upper = upper_of(f, base);
       p.*f.field = f.whole ? std::round(value * upper) : value * upper;
+      // A platform file takes a bandwidth of 0 (unlimited) or at least 0.01 (perf_params.cpp).
+      if (f.field == &PerfParams::memory_bandwidth && p.memory_bandwidth > 0)
+        p.memory_bandwidth = std::max(p.memory_bandwidth, 0.01);
     }
     if (both_jitters) {
       p.jitter = at.at("jitter_total") * (1 - at.at("kernel_jitter_share"));
