@@ -103,7 +103,9 @@ void run_sweep_fft(const SweepFftArgs& a) {
   plot.note = note;
   plot.ys = {"be_avg_us", "be_max_us", "smlp_avg_us", "smlp_max_us", "bound_us"};
   const SweepExperiment e = fft_sweep_experiment(o);
-  const std::string csv = run_sweep_command(e, a.run, plot);
+  SweepRunArgs run = a.run;
+  run.more_outputs.emplace_back("--plot-throughput", a.plot_throughput);
+  const std::string csv = run_sweep_command(e, run, plot);
   if (!a.plot_throughput.empty()) {
     write_throughput(csv, a.plot_throughput,
                      fmt::format("FFT 2^{} on {}: throughput, BE vs SMLP ({})", o.log2_sizes.front(),

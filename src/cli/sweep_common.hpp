@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpurt/exp/sweep.hpp"
@@ -19,6 +20,9 @@ struct SweepRunArgs {
   std::string shard;  ///< "I/N"
   std::string out, plot;
   bool progress = false, quiet = false;
+  /// The command's other output files (option, path), checked with --out and --plot before the
+  /// run: each a file in a writable folder, not a device or FIFO, and no two the same file.
+  std::vector<std::pair<std::string, std::string>> more_outputs;
 };
 
 /// Adds --threads, --shard, --out, --plot, --progress, --quiet to `cmd`.

@@ -4,11 +4,13 @@
 
 #include "cli_fixture.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpurt/core/io.hpp"
@@ -113,6 +115,42 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
   EXPECT_NE(r.err.find("other.csv: header = point,points,x: is not this sweep's header"), std::string::npos)
       << r.err;
   EXPECT_EQ(read("other.csv"), "point,points,x\n0,1,5\n");
+}
+
+// Outputs are checked before any work: two options at one file (the CSV would be overwritten by
+// the chart), a FIFO or device as --out (read back as a partial sweep without end, or replaced
+// by a file), and a resume file larger than any sweep's CSV.
+TEST_F(SweepCli, OutputsAreFilesOfTheirOwn) {
+  const std::string fft = "sweep fft --sizes 10 --tasks 1-2 --trials 1 --jobs 1 --quiet";
+  const std::pair<std::string, std::string> refused[] = {
+      {kRtgpu + " --out " + path("a.csv") + " --plot " + path("a.csv"), "--plot"},
+      {fft + " --out " + path("a.csv") + " --plot-throughput " + path("a.csv"), "--plot-throughput"},
+      {fft + " --plot " + path("p.svg") + " --plot-throughput " + path("p.svg") + " --out " + path("a.csv"),
+       "--plot-throughput"},
+      {fft + " --shard 1/2 --plot-throughput " + path("t.svg") + " --out " + path("a.csv"),
+       "a shard holds part"}};
+  for (const auto& [args, message] : refused) {
+    const Outcome r = cli(args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(path("a.csv"))) << args;
+    EXPECT_FALSE(fs::exists(path("p.svg"))) << args;
+  }
+  ASSERT_EQ(std::system(("mkfifo " + path("fifo")).c_str()), 0);
+  const Outcome fifo = cli(kRtgpu + " --out " + path("fifo"));
+  EXPECT_EQ(fifo.code, 2) << fifo.err;
+  EXPECT_NE(fifo.err.find("exists and is not a regular file"), std::string::npos) << fifo.err;
+  EXPECT_TRUE(fs::is_fifo(path("fifo")));
+  const Outcome device = cli(kRtgpu + " --out /dev/null");
+  EXPECT_EQ(device.code, 2) << device.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // A sparse file of 300 MiB takes no disk, and is no sweep's CSV.
+  std::ofstream{path("big.csv")}.close();
+  fs::resize_file(path("big.csv"), std::uintmax_t{300} << 20);
+  const Outcome big = cli(kRtgpu + " --out " + path("big.csv"));
+  EXPECT_EQ(big.code, 2) << big.err;
+  EXPECT_NE(big.err.find("more than a sweep's CSV could be"), std::string::npos) << big.err;
+  EXPECT_EQ(fs::file_size(path("big.csv")), std::uintmax_t{300} << 20);
 }
 
 }  // namespace

@@ -73,6 +73,16 @@ std::map<std::size_t, std::vector<std::string>> read_partial(const SweepExperime
                                                              const std::string& header) {
   std::map<std::size_t, std::vector<std::string>> rows;
   if (o.out.empty() || !std::filesystem::exists(o.out)) return rows;
+  // Only a regular file of a plausible size is resumed from: a device or FIFO has no end, and a
+  // sweep's CSV is a few lines a point (256 MiB is millions of points).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(o.out, ec))
+    throw InputError("command line", "--out", o.out, "exists and is not a regular file");
+  constexpr std::uintmax_t kMaxResumeBytes = std::uintmax_t{256} << 20;
+  if (const std::uintmax_t size = std::filesystem::file_size(o.out, ec); !ec && size > kMaxResumeBytes)
+    throw InputError(o.out, fmt::format("is {} bytes, more than a sweep's CSV could be ({} MiB): refusing to "
+                                        "resume into it",
+                                        size, kMaxResumeBytes >> 20));
   const std::vector<CsvLine> lines = complete_csv_lines(read_text_file(o.out));
   if (lines.empty()) return rows;  // killed before the header was complete
   if (lines.front().text != header) {
