@@ -40,6 +40,9 @@ void run_sweep_nn(const SweepNnArgs& a) {
     throw InputError(
         "command line", "--platform", a.platform,
         "needs an AMD platform with shader engines and a CU count divisible by 4 (the seed: radeon-vii)");
+  if (a.memory_bandwidth > 0 && a.memory_bandwidth < 0.01)  // as a platform file's model section
+    throw InputError("command line", "--memory-bandwidth", fmt::format("{}", a.memory_bandwidth),
+                     "must be 0 (unlimited) or in 0.01..1000000");
   if (a.memory_bandwidth >= 0) o.platform.model.memory_bandwidth = a.memory_bandwidth;
   if (a.stall_ms >= 0) o.model.stall = Nanos{std::llround(a.stall_ms * 1e6)};
   if (a.lock_handoff_ms >= 0) o.model.lock_handoff = Nanos{std::llround(a.lock_handoff_ms * 1e6)};
@@ -94,7 +97,7 @@ void add_sweep_nn(CLI::App& app) {
       ->check(finite_in(0.0, 1.0));
   cmd->add_option("--memory-bandwidth", a->memory_bandwidth,
                   "Override the platform's model.memory_bandwidth (resident blocks' summed memory fractions)")
-      ->check(finite_in(0.0, 1e9));
+      ->check(finite_in(0.0, 1e6));
   cmd->add_option(
          "--cpu-jitter", o.model.cpu_jitter,
          "Host time x (1 + U(-J, J)), one draw a job with pipelined launches (default: the fitted value)")

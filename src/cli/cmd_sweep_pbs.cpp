@@ -83,6 +83,12 @@ void run_pbs_sweep(const PbsSweepArgs& a) {
   o.figure = *figure;
   o.slowdown = *slowdown;
   o.utilizations = sweep_range(a.u_min, a.u_max, a.u_step, "--u-min/--u-max/--u-step");
+  // A set of n tasks, each of utilisation at most 1, has a utilisation of at most n.
+  if ((o.figure == PbsFigure::fig4 || o.figure == PbsFigure::fig5a) && o.utilizations.back() > o.tasks)
+    throw InputError(
+        "command line", "--u-max", fmt::format("{}", o.utilizations.back()),
+        fmt::format("must be at most --tasks ({}): a set of {} tasks has a utilisation of at most {}",
+                    o.tasks, o.tasks, o.tasks));
   if (a.tasks_min < 1 || a.tasks_max < a.tasks_min) {
     throw InputError("command line", "--tasks-min/--tasks-max",
                      fmt::format("{}/{}", a.tasks_min, a.tasks_max), "need 1 <= min <= max");
@@ -114,9 +120,9 @@ void add_sweep_pbs(CLI::App& app) {
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o.seed, "RNG seed (default 1)")->check(seed_value());
   cmd->add_option("--u-min", a->u_min, "Figures 4, 5a: first utilisation (default 0.2)")
-      ->check(finite_positive(10000));
+      ->check(finite_in(0.001, 10000));
   cmd->add_option("--u-max", a->u_max, "Figures 4, 5a: last utilisation (default 2.0)")
-      ->check(finite_positive(10000));
+      ->check(finite_in(0.001, 10000));
   cmd->add_option("--u-step", a->u_step, "Figures 4, 5a: step (default 0.2; at most 10000 points)")
       ->check(finite_positive());
   cmd->add_option("--tasks", o.tasks, "Tasks per set, Figures 4, 5a, 5c (default 5)")

@@ -67,8 +67,8 @@ void add_sweep_rtgpu(CLI::App& app) {
   cmd->add_option("--sets", o.sets_per_point, "Task sets per point (default 100)")
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o.seed, "RNG seed")->check(seed_value());
-  cmd->add_option("--u-min", a->u_min, "First utilisation (default 0.2)")->check(finite_positive(10000));
-  cmd->add_option("--u-max", a->u_max, "Last utilisation (default 4.0)")->check(finite_positive(10000));
+  cmd->add_option("--u-min", a->u_min, "First utilisation (default 0.2)")->check(finite_in(0.001, 10000));
+  cmd->add_option("--u-max", a->u_max, "Last utilisation (default 4.0)")->check(finite_in(0.001, 10000));
   cmd->add_option("--u-step", a->u_step, "Step (default 0.2; at most 10000 points)")
       ->check(finite_positive());
   cmd->add_option("--tasks", o.generator.tasks, "Tasks N (Table 1: 5)")->check(CLI::Range(1, 1000));
@@ -78,7 +78,7 @@ void add_sweep_rtgpu(CLI::App& app) {
       ->check(CLI::Range(1, 65536));
   cmd->add_option("--suspension-scale", o.generator.suspension_scale,
                   "Copy and GPU range scale (Fig. 8: 0.5, 2, 8)")
-      ->check(finite_positive(1e6));
+      ->check(finite_in(0.001, 1e6));
   cmd->add_flag("--one-copy", a->one_copy, "One combined copy per GPU segment");
   cmd->add_option("--simulate", o.simulate_jobs,
                   "Also run each set on the simulator (RTGPU allocation, upper-bound lengths, synchronous "

@@ -101,8 +101,10 @@ TEST_F(SweepCli, PlotsAreSvgChartsOfTheCsv) {
 TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
   for (const std::string& args :
        {kRtgpu + " --shard 3/2", kRtgpu + " --shard x", kRtgpu + " --shard 1/2 --plot " + path("p.svg"),
-        std::string("sweep rtgpu --u-step 0"), std::string("sweep pbs --figure 7"),
-        kPbs + " --scenario huge"}) {
+        std::string("sweep rtgpu --u-step 0"), std::string("sweep pbs --figure 7"), kPbs + " --scenario huge",
+        kPbs + " --tasks 1",  // utilisation 2 from 1 task
+        std::string("sweep rtgpu --u-min 1e-320"), std::string("sweep rtgpu --suspension-scale 1e-10"),
+        std::string("sweep nn --tables 6.3:small --seconds 0.01 --memory-bandwidth 1e-9")}) {
     const Outcome r = cli(args + " --out " + path("o.csv"));
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_NE(r.err.find(": --"), std::string::npos) << args << ": " << r.err;  // names the option
