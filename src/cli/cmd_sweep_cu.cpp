@@ -3,6 +3,7 @@
 // as CSV. Every number is SIMULATED.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "checks.hpp"
@@ -34,6 +35,8 @@ std::vector<AmdCuLayout> parse_layouts(const std::string& text) {
     } else {
       throw InputError("command line", "--layouts", text, "layouts are se-packed and/or se-distributed");
     }
+    if (std::count(out.begin(), out.end(), out.back()) > 1)
+      throw InputError("command line", "--layouts", text, name + " is named twice");
   }
   return out;
 }

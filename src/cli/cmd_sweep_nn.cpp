@@ -28,6 +28,11 @@ std::vector<std::string> split_tables(const std::string& s) {
       throw InputError(
           "command line", "--tables", s,
           "tables are 6.1, 6.2 and/or 6.3 (or one 6.3 group: 6.3:none, 6.3:small, 6.3:medium, 6.3:large)");
+  // A table named twice (or 6.3 with one of its groups) would run its scenarios twice.
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (out[i] == out[j] || out[i].rfind(out[j] + ":", 0) == 0 || out[j].rfind(out[i] + ":", 0) == 0)
+        throw InputError("command line", "--tables", s, out[i] + " repeats " + out[j]);
   return out;
 }
 

@@ -104,7 +104,8 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
         std::string("sweep rtgpu --u-step 0"), std::string("sweep pbs --figure 7"), kPbs + " --scenario huge",
         kPbs + " --tasks 1",  // utilisation 2 from 1 task
         std::string("sweep rtgpu --u-min 1e-320"), std::string("sweep rtgpu --suspension-scale 1e-10"),
-        std::string("sweep nn --tables 6.3:small --seconds 0.01 --memory-bandwidth 1e-9")}) {
+        std::string("sweep nn --tables 6.3:small --seconds 0.01 --memory-bandwidth 1e-9"),
+        std::string("sweep nn --tables 6.1,6.1"), std::string("sweep nn --tables 6.3,6.3:small")}) {
     const Outcome r = cli(args + " --out " + path("o.csv"));
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_NE(r.err.find(": --"), std::string::npos) << args << ": " << r.err;  // names the option
@@ -146,6 +147,14 @@ TEST_F(SweepCli, OutputsAreFilesOfTheirOwn) {
   const Outcome device = cli(kRtgpu + " --out /dev/null");
   EXPECT_EQ(device.code, 2) << device.err;
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  // A file without a complete line that is not the start of the header (a kill before the
+  // header was written leaves one that is) is someone's file: left alone.
+  std::ofstream(path("notes.txt")) << "remember the milk";
+  const Outcome notes = cli(kRtgpu + " --out " + path("notes.txt"));
+  EXPECT_EQ(notes.code, 2) << notes.err;
+  EXPECT_EQ(read("notes.txt"), "remember the milk");
+  std::ofstream(path("cut.csv")) << "point,poi";
+  EXPECT_EQ(cli(kRtgpu + " --out " + path("cut.csv")).code, 0);
   // A sparse file of 300 MiB takes no disk, and is no sweep's CSV.
   std::ofstream{path("big.csv")}.close();
   fs::resize_file(path("big.csv"), std::uintmax_t{300} << 20);

@@ -26,6 +26,16 @@ TEST(Json, MalformedJsonNamesFileLineAndColumn) {
   EXPECT_NE(msg.find("line 3"), std::string::npos) << msg;
 }
 
+// A value is shown whole up to 200 bytes, then cut with its size: a 10 MB line of a malformed
+// CSV must not flood the terminal. value() keeps it whole.
+TEST(Json, ErrorsShowLongValuesCut) {
+  const gpurt::InputError e("f.csv", "line 2", std::string(300, 'x'), "bad");
+  EXPECT_EQ(std::string(e.what()), "f.csv: line 2 = " + std::string(200, 'x') + "... (300 bytes): bad");
+  EXPECT_EQ(e.value().size(), 300u);
+  EXPECT_EQ(std::string(gpurt::InputError("f", "p", std::string(200, 'y'), "q").what()),
+            "f: p = " + std::string(200, 'y') + ": q");
+}
+
 TEST(Json, DuplicateKeysAreErrorsWithTheirPath) {
   EXPECT_EQ(error_of([] { parse_json(R"({"tasks": [{"a": 1}, {"name": 1, "name": 2}]})", "f.json"); }),
             "f.json: tasks[1]: duplicate key \"name\"");

@@ -6,6 +6,7 @@
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/trace/chart.hpp"
+#include "gpurt/trace/svg_util.hpp"
 
 namespace gpurt {
 namespace {
@@ -32,6 +33,15 @@ std::vector<std::string> labels(const std::string& svg, const std::string& ancho
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), t); it != std::sregex_iterator(); ++it)
     out.push_back((*it)[1]);
   return out;
+}
+
+// Control characters that XML 1.0 forbids become U+FFFD (a title with one made the whole SVG
+// unreadable); tab and newline stay, the markup characters become entities.
+TEST(Chart, XmlEscapeKeepsTheSvgWellFormed) {
+  EXPECT_EQ(gpurt::xml_escape("a\x01"
+                              "b\tc\n<&\">"),
+            "a\xEF\xBF\xBD"
+            "b\tc\n&lt;&amp;&quot;&gt;");
 }
 
 TEST(Chart, LinearTicksAreNiceAndCoverTheData) {

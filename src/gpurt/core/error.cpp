@@ -11,7 +11,13 @@ std::string compose(const std::string& file, const std::string& path, const std:
   out += ": ";
   if (!path.empty()) {
     out += path;
-    if (!value.empty()) out += " = " + value;
+    // A value is shown whole up to 200 bytes: a 10 MB line of a malformed CSV would otherwise
+    // flood the terminal (InputError::value() keeps it whole).
+    constexpr std::size_t kShown = 200;
+    if (!value.empty())
+      out += " = " + (value.size() <= kShown
+                          ? value
+                          : value.substr(0, kShown) + "... (" + std::to_string(value.size()) + " bytes)");
     out += ": ";
   }
   out += problem;

@@ -83,8 +83,17 @@ std::map<std::size_t, std::vector<std::string>> read_partial(const SweepExperime
     throw InputError(o.out, fmt::format("is {} bytes, more than a sweep's CSV could be ({} MiB): refusing to "
                                         "resume into it",
                                         size, kMaxResumeBytes >> 20));
-  const std::vector<CsvLine> lines = complete_csv_lines(read_text_file(o.out));
-  if (lines.empty()) return rows;  // killed before the header was complete
+  const std::string text = read_text_file(o.out);
+  const std::vector<CsvLine> lines = complete_csv_lines(text);
+  if (lines.empty()) {
+    // Killed before the header was complete: what is there is the start of the header. Anything
+    // else is some other file without a newline, which resuming would overwrite.
+    if (header.compare(0, text.size(), text) != 0 || text.size() > header.size())
+      throw InputError(o.out,
+                       "is not a sweep's CSV (no complete line, and not the start of this sweep's header); "
+                       "refusing to resume into it");
+    return rows;
+  }
   if (lines.front().text != header) {
     throw InputError(o.out, "header", lines.front().text,
                      fmt::format("is not this sweep's header ({}); refusing to resume into it", header));
