@@ -133,7 +133,10 @@ void add_sweep_fft(CLI::App& app) {
   cmd->add_option("--tasks", a->tasks, "Concurrent task counts N, A-B or A,B,C (default 1-21)");
   cmd->add_option("--trials", o.trials, "Trials per point (default 10; the seed ran 1,000)");
   cmd->add_option("--jobs", o.jobs, "Consecutive jobs per task and trial (default 50; the seed: 100)");
-  cmd->add_option("--runs", o.profile.runs, "Profiling runs per unit count (default 10)");
+  cmd->add_option("--runs", o.profile.runs,
+                  "Profiling runs per unit count (default 10; the WCETs are the worst runs, so with very "
+                  "few a run can miss the worst interference and jobs exceed the bound: 2^9 with --runs 1 "
+                  "has 20 violations at 21 tasks)");
   cmd->add_option("--rho", o.profile.rho, "rho of eq. (4) (default 1.1, as the seed)")
       ->check(finite_in(1.0, 1e6));
   cmd->add_option("--batch", o.profile.batch, "Transforms per execution (default 1)");
