@@ -82,22 +82,17 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
   SweepRunOptions o;
   o.threads = a.threads;
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
-  for (const auto& [option, path] : a.more_outputs) {
-    if (path.empty() || o.shard_count == 1) continue;
-    throw InputError(
-        "command line", option, path,
-        "a shard holds part of the sweep: merge the shards ('gpurt sweep merge'), then 'gpurt chart'");
-  }
-  if (!a.plot.empty() && o.shard_count > 1) {
-    throw InputError(
-        "command line", "--plot", a.plot,
-        "a shard holds part of the sweep: merge the shards ('gpurt sweep merge'), then 'gpurt chart'");
-  }
   // Every output before any work: an existing device or FIFO would be read back as a partial
   // sweep (without end) or replaced by a file, and two outputs at one path overwrite each other.
+  // Every output but the CSV draws the whole sweep, which a shard does not hold.
   std::vector<std::pair<std::string, std::string>> outputs = {{"--out", a.out}, {"--plot", a.plot}};
   outputs.insert(outputs.end(), a.more_outputs.begin(), a.more_outputs.end());
   std::erase_if(outputs, [](const auto& output) { return output.second.empty(); });
+  for (const auto& [option, path] : outputs)
+    if (option != "--out" && o.shard_count > 1)
+      throw InputError(
+          "command line", option, path,
+          "a shard holds part of the sweep: merge the shards ('gpurt sweep merge'), then 'gpurt chart'");
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     check_output_file(outputs[i].second, outputs[i].first);
     for (std::size_t j = 0; j < i; ++j) {
