@@ -45,7 +45,7 @@ void run_sweep_nn(const SweepNnArgs& a) {
     throw InputError(
         "command line", "--platform", a.platform,
         "needs an AMD platform with shader engines and a CU count divisible by 4 (the seed: radeon-vii)");
-  if (a.memory_bandwidth > 0 && a.memory_bandwidth < 0.01)  // as a platform file's model section
+  if (a.memory_bandwidth > 0 && a.memory_bandwidth < kMinMemoryBandwidth)  // as in a platform file
     throw InputError("command line", "--memory-bandwidth", fmt::format("{}", a.memory_bandwidth),
                      "must be 0 (unlimited) or in 0.01..1000000");
   if (a.memory_bandwidth >= 0) o.platform.model.memory_bandwidth = a.memory_bandwidth;

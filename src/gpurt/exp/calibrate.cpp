@@ -280,9 +280,9 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
       const Fittable& f = fittable(name);
       const double upper = upper_of(f, base);
       p.*f.field = f.whole ? std::round(value * upper) : value * upper;
-      // A platform file takes a bandwidth of 0 (unlimited) or at least 0.01 (perf_params.cpp).
+      // A platform file takes a bandwidth of 0 (unlimited) or at least kMinMemoryBandwidth.
       if (f.field == &PerfParams::memory_bandwidth && p.memory_bandwidth > 0)
-        p.memory_bandwidth = std::max(p.memory_bandwidth, 0.01);
+        p.memory_bandwidth = std::max(p.memory_bandwidth, kMinMemoryBandwidth);
     }
     if (both_jitters) {
       p.jitter = at.at("jitter_total") * (1 - at.at("kernel_jitter_share"));
@@ -590,10 +590,9 @@ CalibrationResult calibrate_staged(const Platform& base, const std::vector<Calib
 CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationCase>& cases,
                             const CalibrateOptions& o) {
   const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
-  for (std::size_t i = 0; i < o.fit.size(); ++i)
-    if (std::find(o.fit.begin(), o.fit.begin() + static_cast<std::ptrdiff_t>(i), o.fit[i]) !=
-        o.fit.begin() + static_cast<std::ptrdiff_t>(i))
-      throw InputError("calibrate", "fit", o.fit[i], "is named twice");
+  for (const std::string& name : o.fit)
+    if (std::count(o.fit.begin(), o.fit.end(), name) > 1)
+      throw InputError("calibrate", "fit", name, "is named twice");
   // A config that runs the ideal model ("gpurt_sim": {"model": "ideal"}) ignores every
   // parameter: fitted on it, any value fits as well as any other.
   for (const CalibrationCase& c : cases)

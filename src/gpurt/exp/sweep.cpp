@@ -88,7 +88,7 @@ std::map<std::size_t, std::vector<std::string>> read_partial(const SweepExperime
   if (lines.empty()) {
     // Killed before the header was complete: what is there is the start of the header. Anything
     // else is some other file without a newline, which resuming would overwrite.
-    if (header.compare(0, text.size(), text) != 0 || text.size() > header.size())
+    if (text.size() > header.size() || header.compare(0, text.size(), text) != 0)
       throw InputError(o.out,
                        "is not a sweep's CSV (no complete line, and not the start of this sweep's header); "
                        "refusing to resume into it");

@@ -22,9 +22,8 @@ PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base) {
   read("kernel_jitter", p.kernel_jitter);
   if (auto v = node.find("memory_bandwidth")) {
     p.memory_bandwidth = v->as_number();
-    // Below a hundredth of one memory-bound block served at full speed, a block's time would
-    // pass the simulator's limits, far from where the file sets it.
-    if (!(p.memory_bandwidth == 0 || (p.memory_bandwidth >= 0.01 && p.memory_bandwidth <= 1e6)))
+    if (!(p.memory_bandwidth == 0 ||
+          (p.memory_bandwidth >= kMinMemoryBandwidth && p.memory_bandwidth <= 1e6)))
       v->fail("must be 0 (unlimited) or in 0.01..1000000 (memory-bound blocks served at full speed)");
   }
   if (auto v = node.find("host_cores")) {

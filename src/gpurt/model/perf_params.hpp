@@ -92,6 +92,11 @@ struct PerfParams {
   bool operator==(const PerfParams&) const = default;
 };
 
+/// The smallest memory_bandwidth other than 0 (unlimited): below a hundredth of one memory-bound
+/// block served at full speed a block's time passes the simulator's limits, far from where the
+/// value was set. Platform files, `sweep nn --memory-bandwidth` and `calibrate` keep to it.
+inline constexpr double kMinMemoryBandwidth = 0.01;
+
 /// Reads a "model" object (keys as the fields above) over `base`: absent keys keep base's value
 /// (a platform file's model over its preset's; 0 when there is none). Throws InputError.
 PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base = {});

@@ -357,16 +357,15 @@ SimOptions read_sim_options(const JsonNode& node) {
   // Bounded so that a block's or copy's time is named here when it would be absurd, not later
   // at the benchmark whose duration it multiplies: a second per operation at most, and at least
   // a byte a second.
-  auto in_range = [&](std::string_view key, double& out, double lo, double hi, const char* what) {
-    if (auto v = node.find(key)) {
-      out = v->as_number();
-      if (!(out >= lo && out <= hi))
-        v->fail(fmt::format("must be in {} ({})", what, key.ends_with("_s") ? "bytes/s" : "ns"));
-    }
-  };
   constexpr double kMaxCost = 1e9, kMaxBandwidth = 1e15;
-  in_range("copy_bandwidth_bytes_per_s", o.copy_bandwidth, 1, kMaxBandwidth, "1..1e15");
-  in_range("memset_bandwidth_bytes_per_s", o.memset_bandwidth, 1, kMaxBandwidth, "1..1e15");
+  for (const auto& [key, out] :
+       {std::pair<std::string_view, double*>{"copy_bandwidth_bytes_per_s", &o.copy_bandwidth},
+        {"memset_bandwidth_bytes_per_s", &o.memset_bandwidth}}) {
+    if (auto v = node.find(key)) {
+      *out = v->as_number();
+      if (!(*out >= 1 && *out <= kMaxBandwidth)) v->fail("must be in 1..1e15 (bytes/s)");
+    }
+  }
   for (const auto& [key, out] : {std::pair<std::string_view, double*>{"counter_spin_ns_per_iteration",
                                                                       &o.counter_spin_ns_per_iteration},
                                  {"matrix_multiply_ns_per_fma", &o.matrix_multiply_ns_per_fma},
