@@ -41,6 +41,31 @@ int check_command(const CLI::App& app, const std::string& path, int first, int a
   return 0;
 }
 
+// CLI11 reads an empty word as a value: `--trials ''` would run 0 trials and `--seed ''` seed 0.
+// No option or operand of gpurt means anything when empty, so an empty word (or `--name=`) is
+// refused before parsing, naming the option it would have been the value of.
+int check_empty_words(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const std::size_t eq = word.find('=');
+    std::string option;
+    if (word.empty()) {
+      option = i > 1 && argv[i - 1][0] == '-' ? argv[i - 1] : "";
+    } else if (word.rfind("--", 0) == 0 && eq == word.size() - 1) {
+      option = word.substr(0, eq);
+    } else {
+      continue;
+    }
+    std::fflush(stdout);
+    if (option.empty())
+      fmt::print(stderr, "gpurt: error: argument {} is empty\n", i);
+    else
+      fmt::print(stderr, "gpurt: error: {} has an empty value\n", option);
+    return 2;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,6 +100,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_calibrate(app);
   gpurt::cli::add_report(app);
   gpurt::cli::add_convert(app);
+  if (const int code = check_empty_words(argc, argv); code != 0) return code;
   if (const int code = check_command(app, "gpurt", 1, argc, argv); code != 0) return code;
   try {
     app.parse(argc, argv);

@@ -447,6 +447,28 @@ TEST_F(Cli, NonFiniteOptionsAreBadInputWithAShortMessage) {
   EXPECT_FALSE(fs::exists(path("s.cf32")));
 }
 
+// CLI11 alone reads an empty value as 0 (`--trials ''` ran zero trials): refused before parsing.
+TEST_F(Cli, EmptyValuesAreBadInputNamingTheirOption) {
+  const std::string sys = GPURT_SOURCE_DIR "/examples/system/four-identical.json";
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"generate uunifast --n 3 --total 1 --seed ''", "--seed has an empty value"},
+      {"generate uunifast --n 3 --total 1 --seed=", "--seed has an empty value"},
+      {"simulate-system " + sys + " --horizon ''", "--horizon has an empty value"},
+      {"analyze smlp ''", "argument 3 is empty"},
+  };
+  for (const auto& c : cases) {
+    const Outcome r = cli(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.err, "gpurt: error: " + c.message + "\n") << c.args;
+    EXPECT_EQ(r.out, "") << c.args;
+  }
+  // The same commands with their values run.
+  EXPECT_EQ(cli("generate uunifast --n 3 --total 1 --seed 4").code, 0);
+  EXPECT_EQ(cli("generate uunifast --n 3 --total 1 --seed=4").code, 0);
+}
+
 TEST_F(Cli, FifoSimulationOfMoreThreadsThanAnIntIsBadInput) {
   const std::string f = write("big.json", R"({"format": "gpurt/fifo@1", "gpu_threads": 2147483648,
     "tasks": [{"name": "t", "wcet": 1, "period": 8, "grid": 1, "block": 1024}]})");

@@ -131,7 +131,7 @@ TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
                            "/examples/calibration-amd --measured " +
                            path("m");
   const std::pair<std::string, std::string> refused[] = {
-      {base + " --fit '' --out " + path("f.json"), "--fit: has an empty item"},
+      {base + " --fit '' --out " + path("f.json"), "--fit has an empty value"},
       {base + " --fit kernel_jitter,,wave_release --out " + path("f.json"), "has an empty item"},
       {base + " --fit kernel_jitter,kernel_jitter --out " + path("f.json"),
        "fit = kernel_jitter: is named twice"},

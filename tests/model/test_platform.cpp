@@ -73,6 +73,10 @@ TEST(Platform, BadPlatformsAreClearErrors) {
             "p.json: platform = \"rtx4090\": unknown platform preset (presets: gtx1070, rtx2080ti, "
             "rtx3060ti, gtx1080ti, jetson-tx1, jetson-tx2, radeon-vii, h100, h200)");
   EXPECT_EQ(error_of(R"({"preset": "h100", "sms": 0})"), "p.json: platform.sms = 0: must be in 1..65536");
+  EXPECT_EQ(error_of(R"({"preset": "h100", "shared_memory": 0})"),
+            "p.json: platform.shared_memory = 0: must be in 1..1099511627776");
+  EXPECT_EQ(error_of(R"({"preset": "h100", "registers": 0})"),
+            "p.json: platform.registers = 0: must be in 1..1073741824");
   EXPECT_EQ(error_of(R"({"preset": "jetson-tx2", "partition_unit": 4})"),
             "p.json: platform.partition_unit = 4: partition_unit 4 is larger than sms 2");
   EXPECT_EQ(error_of(R"({"preset": "h100", "vendor": "intel"})"),

@@ -116,3 +116,43 @@ TEST(Trace, PerfettoHasOneTrackPerSmAndOneEventPerBlock) {
   EXPECT_EQ(blocks, 10);
   EXPECT_EQ(sm_tracks, 2);
 }
+
+namespace {
+// The message load_examiner_results throws for one result file holding `text` ("" if none).
+std::string reading_error(const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpurt-trace-bad-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "result.json").string();
+  write_file_atomically(file, text);
+  std::string message;
+  try {
+    (void)load_examiner_results({file});
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  std::filesystem::remove_all(dir);
+  return message;
+}
+std::string result_with(const std::string& cpu_times, const std::string& launch, const std::string& blocks) {
+  return R"({"times": [{}, {"cpu_times": )" + cpu_times +
+         R"(}, {"kernel_name": "k", "cuda_launch_times": )" + launch + R"(, "block_times": )" + blocks +
+         R"(, "block_smids": [0]}]})";
+}
+}  // namespace
+
+// A measured interval that ends before it starts is refused with its path (a clock that ran
+// backwards would otherwise move a fit or a plot); times themselves may be absolute clocks.
+TEST(Trace, MeasuredIntervalsThatEndBeforeTheyStartAreRefusedWithTheirPath) {
+  EXPECT_EQ(reading_error(result_with("[100.0, 100.5]", "[100.0, 100.1, 100.4]", "[100.2, 100.3]")), "");
+  EXPECT_EQ(reading_error(result_with("[-5.0, -4.0]", "[-5.0, -4.9, 0]", "[-4.8, -4.7]")), "");
+  const std::string block = reading_error(result_with("[1.0, 2.0]", "[1.0, 1.1, 0]", "[1.3, 1.2]"));
+  EXPECT_NE(block.find("times[2].block_times[1]"), std::string::npos) << block;
+  EXPECT_NE(block.find("block ends before it starts"), std::string::npos) << block;
+  const std::string cpu = reading_error(result_with("[2.0, 1.0]", "[1.0, 1.1, 0]", "[1.2, 1.3]"));
+  EXPECT_NE(cpu.find("times[1].cpu_times[1]"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("ends before it starts"), std::string::npos) << cpu;
+  const std::string launch = reading_error(result_with("[1.0, 2.0]", "[1.1, 1.0, 0]", "[1.2, 1.3]"));
+  EXPECT_NE(launch.find("times[2].cuda_launch_times[1]"), std::string::npos) << launch;
+  const std::string sync = reading_error(result_with("[1.0, 2.0]", "[1.0, 1.1, 1.05]", "[1.2, 1.3]"));
+  EXPECT_NE(sync.find("times[2].cuda_launch_times[2]"), std::string::npos) << sync;
+}

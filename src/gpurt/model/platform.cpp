@@ -41,7 +41,8 @@ void read_fields(const JsonNode& node, Platform& p, bool all_required) {
   if (auto v = field("max_threads")) p.max_threads = static_cast<int>(v->as_int_in(1, big));
   if (auto v = field("max_blocks")) p.max_blocks = static_cast<int>(v->as_int_in(1, big));
   if (auto v = field("registers")) p.registers = static_cast<int>(v->as_int_in(1, big));
-  if (auto v = field("shared_memory")) p.shared_memory = v->as_int_in(0, std::int64_t{1} << 40);
+  // Every GPU has some; 0 would make a block that asks for "all of it" (gpurt_whole_sm) ask for none.
+  if (auto v = field("shared_memory")) p.shared_memory = v->as_int_in(1, std::int64_t{1} << 40);
   if (auto v = node.find("max_threads_per_block"))
     p.max_threads_per_block = static_cast<int>(v->as_int_in(1, big));
   if (auto v = node.find("partition_unit")) p.partition_unit = static_cast<int>(v->as_int_in(1, 65536));

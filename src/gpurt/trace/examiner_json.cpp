@@ -177,6 +177,7 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
             if (xs.size() != 2) v->fail("must be [start, end]");
             a = read_seconds(xs[0]);
             b = read_seconds(xs[1]);
+            if (b < a) xs[1].fail("ends before it starts");
           }
         };
         Nanos s{0}, e{0};
@@ -196,7 +197,11 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
         if (xs.size() != 3) v->fail("must hold 3 times");
         k.launch_before = read_seconds(xs[0]);
         k.launch_after = read_seconds(xs[1]);
-        if (xs[2].as_number() != 0.0) k.sync_after = read_seconds(xs[2]);
+        if (k.launch_after < k.launch_before) xs[1].fail("(the launch call's return) is before its start");
+        if (xs[2].as_number() != 0.0) {  // 0: no synchronisation was recorded
+          k.sync_after = read_seconds(xs[2]);
+          if (k.sync_after < k.launch_after) xs[2].fail("(the synchronisation's return) is before the launch returned");
+        }
       }
       const JsonNode bt = entry.at("block_times");
       const auto times = bt.items();
