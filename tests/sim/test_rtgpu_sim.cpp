@@ -58,6 +58,32 @@ TEST(RtgpuSim, HandComputedTwoTasks) {
   EXPECT_EQ(bounds[0].lower, ms(7));
 }
 
+// until_first_miss (sweep rtgpu --simulate's yes/no): with H's deadline at 7.5, its first job
+// (R 8, above) misses at 8. The timers already set still release H's job 2 at 15 and L's at 60,
+// and nothing after them; without the option all ten jobs of each run.
+TEST(RtgpuSim, UntilTheFirstMissReleasesNoMoreJobsAfterIt) {
+  RtgpuSystem s = example("sim-two-tasks.json");
+  s.tasks[0].deadline = ms(7.5);
+  RtgpuSimOptions o;
+  o.physical_sms = {1, 1};
+  o.jobs = 10;
+  const RtgpuSimResult all = simulate_rtgpu(s, o);
+  EXPECT_EQ(all.tasks[0].jobs, 10);
+  EXPECT_EQ(all.tasks[1].jobs, 10);
+  EXPECT_GE(all.tasks[0].deadline_misses, 1);
+  o.until_first_miss = true;
+  const RtgpuSimResult first = simulate_rtgpu(s, o);
+  EXPECT_EQ(first.tasks[0].jobs, 2);
+  EXPECT_EQ(first.tasks[1].jobs, 2);
+  EXPECT_EQ(first.tasks[0].deadline_misses, 1);  // job 2 (R 7) meets 7.5
+  EXPECT_EQ(first.tasks[0].worst, ms(8));
+  // A set that misses nothing runs every job either way.
+  s.tasks[0].deadline = ms(15);
+  const RtgpuSimResult none = simulate_rtgpu(s, o);
+  EXPECT_EQ(none.tasks[0].jobs, 10);
+  EXPECT_EQ(none.tasks[0].deadline_misses + none.tasks[1].deadline_misses, 0);
+}
+
 // A task alone, at its upper bounds: its response is the sum of its segments' upper bounds,
 // which is exactly its Theorem 5.6 bound (no interference, no blocking): tightness 1.
 TEST(RtgpuSim, TaskAloneMeetsItsBoundExactly) {

@@ -176,6 +176,7 @@ bool rtgpu_simulated_schedulable(const RtgpuSystem& system, const RtgpuResult& a
   o.jobs = jobs;
   o.execution = execution;
   o.seed = seed;
+  o.until_first_miss = true;
   const RtgpuSimResult r = simulate_rtgpu(system, o);
   return std::all_of(r.tasks.begin(), r.tasks.end(),
                      [](const RtgpuTaskSim& t) { return t.deadline_misses == 0; });

@@ -92,15 +92,17 @@ class RtgpuDriver final : public sim::SimDriver {
   }
 
   void wake(sim::Simulator& sim, int tag) override {
-    Timer& w = _timers[static_cast<std::size_t>(tag)];
+    // Each slot stands for one pending timer event; once it fires (live or cancelled) the slot
+    // is free again, so memory follows the timers pending, not every timer a run ever set.
+    const Timer w = _timers[static_cast<std::size_t>(tag)];
+    _free_timers.push_back(static_cast<std::size_t>(tag));
     if (!w.live) return;  // cancelled (a preempted CPU segment)
-    w.live = false;
     const std::size_t i = w.task;
     switch (w.kind) {
       case TimerKind::release: {
         TaskState& t = _tasks[i];
         t.releases.push_back(sim.now());
-        if (++t.released < _o.jobs) {
+        if (++t.released < _o.jobs && !_missed) {
           Nanos gap = t.task->period;
           if (_o.sporadic_jitter > 0) {
             gap += Nanos{static_cast<std::int64_t>(static_cast<double>(gap.count()) *
@@ -167,9 +169,18 @@ class RtgpuDriver final : public sim::SimDriver {
   }
   static std::size_t steps_of(const RtgpuTask& t) { return 1 + 4 * t.gpu.size(); }
 
-  void timer(sim::Simulator& sim, Nanos at, TimerKind kind, std::size_t task) {
-    _timers.push_back({kind, task, true});
-    sim.driver_timer(at, static_cast<int>(_timers.size() - 1));
+  // Sets a timer; returns its slot (`tag` of its wake).
+  std::size_t timer(sim::Simulator& sim, Nanos at, TimerKind kind, std::size_t task) {
+    std::size_t slot = _timers.size();
+    if (_free_timers.empty()) {
+      _timers.push_back({kind, task, true});
+    } else {
+      slot = _free_timers.back();
+      _free_timers.pop_back();
+      _timers[slot] = {kind, task, true};
+    }
+    sim.driver_timer(at, static_cast<int>(slot));
+    return slot;
   }
 
   void settle_later(sim::Simulator& sim) {
@@ -203,7 +214,10 @@ class RtgpuDriver final : public sim::SimDriver {
     t.out.worst = std::max(t.out.worst, response);
     t.total += static_cast<long double>(response.count());
     ++t.out.jobs;
-    if (response > t.task->deadline) ++t.out.deadline_misses;
+    if (response > t.task->deadline) {
+      ++t.out.deadline_misses;
+      _missed = _o.until_first_miss;
+    }
     t.active = false;
     if (!t.releases.empty()) begin_job(sim, i);  // released while this job ran: it runs next
   }
@@ -283,8 +297,7 @@ class RtgpuDriver final : public sim::SimDriver {
       _cpu = best;
       if (best != kNone) {
         _cpu_since = sim.now();
-        timer(sim, sim.now() + _tasks[best].remaining, TimerKind::cpu_done, best);
-        _cpu_timer = _timers.size() - 1;
+        _cpu_timer = timer(sim, sim.now() + _tasks[best].remaining, TimerKind::cpu_done, best);
       }
     }
     if (!_bus_busy) {
@@ -308,7 +321,9 @@ class RtgpuDriver final : public sim::SimDriver {
   Rng _rng;
   std::vector<TaskState> _tasks;
   std::vector<Timer> _timers;
+  std::vector<std::size_t> _free_timers;  ///< slots of _timers whose event has fired
   bool _settle_pending = false, _bus_busy = false;
+  bool _missed = false;  ///< a deadline was missed with until_first_miss: no more releases
   std::size_t _cpu = kNone, _cpu_timer = 0;
   Nanos _cpu_since{0};
   std::int64_t _late_kernels = 0, _late_copies = 0;

@@ -27,6 +27,9 @@ struct RtgpuSimOptions {
   bool random_offsets = false;  ///< first release uniform in [0, T_i) instead of all at 0
   double sporadic_jitter = 0;   ///< release gaps T_i·(1 + U(0, jitter)); 0: periodic
   std::uint64_t seed = 1;       ///< for offsets, jitter and random lengths
+  /// Release no more jobs once one has missed its deadline (the jobs released still run): for a
+  /// yes/no answer, which it leaves unchanged, at a fraction of the time and memory.
+  bool until_first_miss = false;
 };
 
 struct RtgpuTaskSim {
