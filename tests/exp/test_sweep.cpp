@@ -183,5 +183,34 @@ TEST_F(Sweep, ResumeRefusesAFileOfAnotherSweepAndLeavesItAlone) {
                InputError);
 }
 
+// No sweep writes a non-finite number: resume and merge refuse one with its file, line and
+// column, whatever column it is in; "1.5 2" (a list) and "" stay values.
+TEST_F(Sweep, ResumeAndMergeRefuseNonFiniteValues) {
+  EXPECT_TRUE(well_formed_sweep_value("1.5 2"));
+  EXPECT_TRUE(well_formed_sweep_value(""));
+  EXPECT_FALSE(well_formed_sweep_value("nan"));
+  EXPECT_FALSE(well_formed_sweep_value("1 inf"));
+  EXPECT_FALSE(holds_non_finite_number("1.5 2"));
+  EXPECT_FALSE(holds_non_finite_number("gpurt-label"));
+  EXPECT_TRUE(holds_non_finite_number("-infinity"));
+  EXPECT_TRUE(holds_non_finite_number("3 NaN"));
+  for (const std::string bad : {"nan", "inf", "-inf"}) {
+    std::ofstream(path("r.csv")) << "point,points,x,items,sum\n1,9,10,2," + bad + "\n";
+    try {
+      run_sweep(synthetic(), {.out = path("r.csv")});
+      ADD_FAILURE() << bad << ": no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), path("r.csv") + ": line 2.sum = " + bad +
+                                           ": is not a number this sweep writes; refusing to resume into it");
+    }
+  }
+  const std::string a = run_sweep(synthetic(), {.shard_index = 1, .shard_count = 2}).csv;
+  std::string b = run_sweep(synthetic(), {.shard_index = 2, .shard_count = 2}).csv;
+  const std::string row = complete_csv_lines(b)[1].text;  // point 1
+  b.replace(b.find(row), row.size(), row.substr(0, row.rfind(',')) + ",nan");
+  EXPECT_EQ(merge_error({{"a.csv", a}, {"b.csv", b}}), 
+            "b.csv: line 2.sum = nan: is not a finite number; no sweep writes it");
+}
+
 }  // namespace
 }  // namespace gpurt

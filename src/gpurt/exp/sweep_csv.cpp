@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -58,8 +59,11 @@ std::optional<std::size_t> parse_index(const std::string& s) {
 
 }  // namespace
 
-bool well_formed_sweep_value(std::string_view field) {
-  if (field.empty() || field == "true" || field == "false") return true;
+namespace {
+// Calls f(token, number or nullopt) for each space-separated token of `field`; stops and returns
+// false as soon as f does.
+template <class F>
+bool each_token(std::string_view field, F f) {
   std::size_t begin = 0;
   while (true) {
     const std::size_t space = field.find(' ', begin);
@@ -67,10 +71,21 @@ bool well_formed_sweep_value(std::string_view field) {
         field.substr(begin, space == std::string_view::npos ? std::string_view::npos : space - begin);
     double v = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
-    if (token.empty() || ec != std::errc() || end != token.data() + token.size()) return false;
+    const bool whole = !token.empty() && ec == std::errc() && end == token.data() + token.size();
+    if (!f(whole ? std::optional<double>(v) : std::nullopt)) return false;
     if (space == std::string_view::npos) return true;
     begin = space + 1;
   }
+}
+}  // namespace
+
+bool well_formed_sweep_value(std::string_view field) {
+  if (field.empty() || field == "true" || field == "false") return true;
+  return each_token(field, [](std::optional<double> v) { return v && std::isfinite(*v); });
+}
+
+bool holds_non_finite_number(std::string_view field) {
+  return !each_token(field, [](std::optional<double> v) { return !v || std::isfinite(*v); });
 }
 
 SweepCsvRow parse_sweep_row(const CsvLine& line, const std::string& file, const std::string& header) {
@@ -128,6 +143,12 @@ std::string merge_sweep_csv(const std::vector<SweepCsvFile>& files) {
       } else if (r.points != *total) {
         throw InputError(f.name, where + ".points", std::to_string(r.points),
                          fmt::format("differs from {} ({} points): not the same sweep", total_from, *total));
+      }
+      for (std::size_t k = 2; k < r.fields.size(); ++k) {
+        if (holds_non_finite_number(r.fields[k])) {
+          throw InputError(f.name, where + "." + split(header)[k], r.fields[k],
+                           "is not a finite number; no sweep writes it");
+        }
       }
       const auto [it, fresh] = rows.emplace(r.point, Seen{f.name, lines[i].number, lines[i].text});
       if (!fresh) {

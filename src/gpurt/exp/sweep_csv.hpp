@@ -22,9 +22,13 @@ std::vector<CsvLine> complete_csv_lines(std::string_view text);
 /// Fields joined with commas.
 std::string join_csv_fields(const std::vector<std::string>& fields);
 
-/// Whether `field` is a value the sweep runner writes: empty, true/false, or one or more numbers
-/// separated by single spaces, each read whole (so "nan0.5" or "1.5x" is not).
+/// Whether `field` is a value the sweep runner writes: empty, true/false, or one or more finite
+/// numbers separated by single spaces, each read whole (so "nan0.5", "1.5x", "nan" or "inf" is not).
 bool well_formed_sweep_value(std::string_view field);
+
+/// Whether a space-separated token of `field` reads whole as a number that is not finite ("nan",
+/// "inf", "-infinity"): no sweep writes one, in any column.
+bool holds_non_finite_number(std::string_view field);
 
 /// A data row of a sweep CSV: its `point` and `points` columns and all its fields.
 struct SweepCsvRow {
