@@ -72,6 +72,11 @@ void run_sweep_cu(const SweepCuArgs& a) {
   }
   const std::string label = base->instances[target].label.empty() ? base->instances[target].log_name
                                                                   : base->instances[target].label;
+  if (label.find_first_of(",\"\n\r") != std::string::npos) {
+    // The label is the sweep's `instance` key column.
+    throw InputError(a.config, fmt::format("benchmarks[{}].label", target), label,
+                     "is a column of the sweep's CSV here, so it must not hold a comma, quote or newline");
+  }
   for (int n : sizes) {
     e.keys.push_back({"simulated", label, std::to_string(n)});
     e.items.push_back(static_cast<int>(layouts.size()));

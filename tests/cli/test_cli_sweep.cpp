@@ -264,4 +264,12 @@ TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
     EXPECT_NE(bad.err.find("--"), std::string::npos) << args << ": " << bad.err;
     EXPECT_FALSE(fs::exists(path("bad.csv"))) << args;
   }
+  // The instance's label is a key column: one with a comma is bad input in its config.
+  const std::string comma = write_edited("comma.json", GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json",
+                                         "\"label\": \"MM1024\"", "\"label\": \"MM1024,x\"");
+  const Outcome labelled = cli("sweep cu-masks " + comma + " --sizes 15 --out " + path("bad.csv"));
+  EXPECT_EQ(labelled.code, 2) << labelled.err;
+  EXPECT_NE(labelled.err.find("comma.json: benchmarks[0].label = MM1024,x: is a column"), std::string::npos)
+      << labelled.err;
+  EXPECT_FALSE(fs::exists(path("bad.csv")));
 }
