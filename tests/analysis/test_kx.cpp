@@ -66,6 +66,14 @@ TEST(KExclusion, SmallerSlotsHoldLongerAndMoreSlotsWaitLess) {
   // B waits ceil((60 + 166) / 3) = 76: R = 276 <= 280.
   EXPECT_EQ(r.tasks[1].response_bound, Nanos{276});
   EXPECT_TRUE(r.schedulable);
+  // A bound equal to its deadline meets it: with B's deadline at exactly 276, still schedulable.
+  SmlpSystem tight = three_tasks();
+  tight.tasks[1].deadline = Nanos{276};
+  const KxResult at = analyse_kx(tight, KxOptions{3, false});
+  EXPECT_EQ(at.tasks[1].response_bound, Nanos{276});
+  EXPECT_TRUE(at.tasks[1].schedulable);
+  tight.tasks[1].deadline = Nanos{275};
+  EXPECT_FALSE(analyse_kx(tight, KxOptions{3, false}).tasks[1].schedulable);
   // k = 1 is a mutex on the whole GPU: B waits 60 + L(C, 10) = 160 in full.
   EXPECT_EQ(analyse_kx(three_tasks(), KxOptions{1, false}).tasks[1].response_bound, Nanos{360});
 }

@@ -197,3 +197,71 @@ TEST(PbsExploreAll, TailBoundProvesAnEightTaskTableWithinTenThousandVertices) {
 
 }  // namespace
 }  // namespace gpurt
+
+namespace gpurt {
+namespace {
+
+PbsSystem two_sm_system(const std::string& tasks, const std::string& unit = "us") {
+  Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": ")" + unit + R"(", "tasks": )" + tasks + "}");
+  doc["platform"] = test::two_sm_platform();
+  return parse_pbs_system(doc, "two-sm.json");
+}
+
+// The allocator's round-robin pointer carries from one job to the next (Example 2.1's rule: the
+// simulator places a batch's blocks in one pass). A = 1 × 64 goes to SM 0; B = 3 × 96 continues at
+// SM 1: SM 1, SM 0 (160), SM 1 (192); C = 1 × 160 then finds 96 and 64 free: not eligible. Were the
+// pointer reset for each job, B would fill SM 0, SM 1, SM 0 (256) and C fit on SM 1.
+TEST(PbsOracleRules, TheRoundRobinPointerCarriesFromOneJobToTheNext) {
+  const PbsSystem s = two_sm_system(R"([
+      {"name": "A", "period": 10, "wcet": 1, "blocks": 1, "threads": 64},
+      {"name": "B", "period": 10, "wcet": 1, "blocks": 3, "threads": 96},
+      {"name": "C", "period": 10, "wcet": 1, "blocks": 1, "threads": 160}])");
+  PbsOracle oracle(s);
+  EXPECT_FALSE(oracle.eligible(std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(oracle.eligible(std::vector<int>{0, 1}));
+  // C first: C on SM 0 (160), A on SM 1, B on SM 0 (256), SM 1 (160), SM 1 (256): all start.
+  EXPECT_TRUE(oracle.eligible(std::vector<int>{2, 0, 1}));
+}
+
+// EDFParallel adds ready jobs in deadline order and skips one that would break eligibility, then
+// goes on with the later ones. J1 (4 × 64, C 30, D 40) takes 128 threads of each SM; J2 (1 × 192,
+// C 25, D 55) fits nowhere and is skipped; J3 (1 × 64, C 28, D 58) joins: {J1, J3} [0, 30], then
+// J2 alone [30, 55], exactly its deadline: schedulable. Stopping at J2 would run J1 alone [0, 30]
+// and {J2, J3} [30, 58]: J2 late.
+TEST(PbsBaselineRules, EdfParallelSkipsAJobThatDoesNotFitAndTakesLaterOnes) {
+  const PbsSystem s = two_sm_system(R"([
+      {"name": "J1", "period": 100, "deadline": 40, "wcet": 30, "blocks": 4, "threads": 64},
+      {"name": "J2", "period": 100, "deadline": 55, "wcet": 25, "blocks": 1, "threads": 192},
+      {"name": "J3", "period": 100, "deadline": 58, "wcet": 28, "blocks": 1, "threads": 64}])");
+  const PbsResult r = analyse_pbs(s, {.policy = PbsPolicy::edf_parallel});
+  EXPECT_TRUE(r.schedulable);
+  ASSERT_EQ(r.table.size(), 2u);
+  EXPECT_EQ(r.table[0].jobs, (std::vector<PbsJobRef>{{0, 0}, {2, 0}}));
+  EXPECT_EQ(r.table[0].end.count(), 30'000);
+  EXPECT_EQ(r.table[1].jobs, (std::vector<PbsJobRef>{{1, 0}}));
+  EXPECT_EQ(r.table[1].start.count(), 30'000);
+  EXPECT_EQ(r.table[1].end.count(), 55'000);
+}
+
+// §2.5: a job alone takes its WCET C; in company ceil(C · s), a product within 1e-6 ns of an
+// integer taken as that integer (100 × 1.1 is 110.00000000000001 in binary floating point).
+TEST(PbsModelRules, AloneAJobTakesCInCompanyCeilOfCTimesS) {
+  const PbsSystem alone = two_sm_system(R"([
+      {"name": "T", "period": 100, "deadline": 40, "wcet": 30, "blocks": 1, "threads": 64, "slowdown": 1.5}])");
+  const PbsResult r = analyse_pbs(alone, {.policy = PbsPolicy::edf_serial});
+  EXPECT_TRUE(r.schedulable);  // 30 <= 40; 45 would miss
+  ASSERT_EQ(r.table.size(), 1u);
+  EXPECT_EQ(r.table[0].end.count(), 30'000);
+  const PbsJobs quarter(two_sm_system(R"([
+      {"name": "a", "period": 100, "wcet": 3, "blocks": 1, "threads": 64, "slowdown": 1.25},
+      {"name": "b", "period": 100, "wcet": 1, "blocks": 1, "threads": 64}])", "ns"));
+  EXPECT_EQ(quarter.completion(0b01), 3);
+  EXPECT_EQ(quarter.completion(0b11), 4);  // ceil(3.75)
+  const PbsJobs tenth(two_sm_system(R"([
+      {"name": "a", "period": 1000, "wcet": 100, "blocks": 1, "threads": 64, "slowdown": 1.1},
+      {"name": "b", "period": 1000, "wcet": 1, "blocks": 1, "threads": 64}])", "ns"));
+  EXPECT_EQ(tenth.completion(0b11), 110);
+}
+
+}  // namespace
+}  // namespace gpurt

@@ -68,6 +68,26 @@ TEST(RtgpuTheorem56, OneTaskAloneIsTheSumOfUpperBounds) {
   EXPECT_EQ(b.lower, us(7500));
 }
 
+// A bound equal to the deadline meets it. kSolo with T = D = 21 ms: one physical SM (2 virtual)
+// gives R = 21 exactly (above), so the exact search still stops there; were 21 a miss it would
+// need 2 physical SMs, R = 4 virtual: GR^ = 22/4 + 2 = 7.5, R = 7.5 + 3 + 5 = 15.5. GCAPS (the
+// whole GPU, 8 virtual SMs): GR^ = 22/8 + 2 = 4.75, R = 4.75 + 3 + 5 = 12.75, schedulable with
+// D = 12.75 and not with 12.7.
+TEST(RtgpuTheorem56, ABoundEqualToTheDeadlineIsSchedulable) {
+  RtgpuSystem s = parse(kSolo);
+  s.tasks[0].period = s.tasks[0].deadline = ms(21);
+  const RtgpuResult r = analyse_rtgpu(s);
+  ASSERT_TRUE(r.schedulable);
+  EXPECT_EQ(r.tasks[0].virtual_sms, 2);
+  EXPECT_EQ(*r.tasks[0].bounds.response, ms(21));
+  s.tasks[0].period = s.tasks[0].deadline = us(12750);
+  const RtgpuResult g = analyse_rtgpu(s, {RtgpuMethod::gcaps_rr});
+  EXPECT_EQ(*g.tasks[0].bounds.response, us(12750));
+  EXPECT_TRUE(g.schedulable);
+  s.tasks[0].period = s.tasks[0].deadline = us(12700);
+  EXPECT_FALSE(analyse_rtgpu(s, {RtgpuMethod::gcaps_rr}).schedulable);
+}
+
 // A (priority 1): CL [1,1]x2, ML [1,1]x2, G: GW 4, GL 0, α 1, T = D = 20.
 // B (priority 2): CL [2,2]x2, ML [3,3]x2, G: GW 4, GL 0, α 1, T = D = 50.
 // One physical SM each (2 virtual): GR_A = GR_B = [2, 2].
