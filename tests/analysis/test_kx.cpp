@@ -78,6 +78,25 @@ TEST(KExclusion, SmallerSlotsHoldLongerAndMoreSlotsWaitLess) {
   EXPECT_EQ(analyse_kx(three_tasks(), KxOptions{1, false}).tasks[1].response_bound, Nanos{360});
 }
 
+// The waiting term ceil(Σ others' holds / k) stays exact when the holds sum to exactly 2^63 - 1
+// (no intermediate "+ k - 1" to wrap negative). A holds 1, B 2^62 - 1, C 2^62; k = 2: A waits
+// ceil((2^63 - 1) / 2) = 2^62, R_A = 2^62 + 1. B waits ceil((2^62 + 1) / 2) = 2^61 + 1.
+TEST(KExclusion, BlockingOfHoldsSummingToTheLargestTimeStaysExact) {
+  SmlpSystem s = three_tasks();
+  s.tasks[0].wcet_by_units = {Nanos{1}};
+  s.tasks[1].wcet_by_units = {Nanos{(std::int64_t{1} << 62) - 1}};
+  s.tasks[2].wcet_by_units = {Nanos{std::int64_t{1} << 62}};
+  s.timing[0] = SmlpTaskTiming{Nanos{1000}, Nanos{0}, Nanos{0}};
+  const KxResult r = analyse_kx(s, KxOptions{2, false});
+  EXPECT_EQ(r.tasks[0].blocking, Nanos{std::int64_t{1} << 62});
+  EXPECT_EQ(r.tasks[0].response_bound, Nanos{(std::int64_t{1} << 62) + 1});
+  EXPECT_EQ(r.tasks[1].blocking, Nanos{(std::int64_t{1} << 61) + 1});
+  EXPECT_FALSE(r.schedulable);
+  // One more nanosecond and the holds no longer sum in 64 bits: an error, not a wrapped bound.
+  s.tasks[2].wcet_by_units = {Nanos{(std::int64_t{1} << 62) + 1}};
+  EXPECT_THROW(analyse_kx(s, KxOptions{2, false}), Error);
+}
+
 TEST(KExclusion, RejectsKOutsideTheUnits) {
   EXPECT_THROW(analyse_kx(three_tasks(), KxOptions{0, false}), Error);
   EXPECT_THROW(analyse_kx(three_tasks(), KxOptions{20, false}), Error);

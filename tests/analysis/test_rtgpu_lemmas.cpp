@@ -88,6 +88,30 @@ TEST(RtgpuTheorem56, ABoundEqualToTheDeadlineIsSchedulable) {
   EXPECT_FALSE(analyse_rtgpu(s, {RtgpuMethod::gcaps_rr}).schedulable);
 }
 
+// Sums that would pass 2^63 saturate (core/time.hpp) instead of wrapping to a negative bound
+// that passes for schedulable. One task of 94 CPU segments and 93 kernels of 10^15 ns stretched
+// 100 times on one virtual SM: its GPU alone needs 93 × 10^17 ns > 2^63.
+TEST(RtgpuTheorem56, SumsPast63BitsSaturateToNotSchedulable) {
+  const int m = 94;
+  std::string cpu, copy, gpu;
+  for (int i = 0; i < m; ++i) cpu += std::string(i ? ", " : "") + "[1, 1]";
+  for (int i = 0; i < 2 * m - 2; ++i) copy += std::string(i ? ", " : "") + "[0, 0]";
+  for (int i = 0; i < m - 1; ++i)
+    gpu += std::string(i ? ", " : "") + R"({"work": [1e15, 1e15], "alpha": 100})";
+  const RtgpuSystem s = parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ns",
+    "platform": {"preset": "gtx1080ti", "sms": 1}, "virtual_sms_per_sm": 1,
+    "tasks": [{"name": "big", "period": 1e15, "cpu": [)" + cpu + R"(], "copy": [)" + copy +
+                              R"(], "gpu": [)" + gpu + "]}]}");
+  for (RtgpuMethod method : {RtgpuMethod::rtgpu, RtgpuMethod::stgm, RtgpuMethod::self_suspension,
+                             RtgpuMethod::gcaps_rr}) {
+    const RtgpuResult r = analyse_rtgpu(s, {method});
+    EXPECT_FALSE(r.schedulable) << static_cast<int>(method);
+    ASSERT_EQ(r.tasks.size(), 1u);
+    EXPECT_EQ(r.tasks[0].bounds.response, std::nullopt) << static_cast<int>(method);
+    EXPECT_GT(r.tasks[0].bounds.lower, Nanos{0});
+  }
+}
+
 // A (priority 1): CL [1,1]x2, ML [1,1]x2, G: GW 4, GL 0, α 1, T = D = 20.
 // B (priority 2): CL [2,2]x2, ML [3,3]x2, G: GW 4, GL 0, α 1, T = D = 50.
 // One physical SM each (2 virtual): GR_A = GR_B = [2, 2].

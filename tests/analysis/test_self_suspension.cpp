@@ -33,6 +33,32 @@ TEST(FpResponseTime, ButtazzoExample) {
   EXPECT_EQ(fp_response_time(Nanos{3}, Nanos{1}, hp, Nanos{100}), Nanos{11});
 }
 
+// A higher-priority utilisation of 1 (or more) leaves no fixed point: nullopt at once, however
+// far the limit (iterating would take 10^12 steps of 1000 ns here). Just below 1 it converges:
+// C 1, hp (999, 1000): R = 1 + ceil(R/1000)·999 → 1000 → 1000.
+TEST(FpResponseTime, AFullHigherPriorityLoadHasNoBound) {
+  const std::vector<FpTask> full{{Nanos{1000}, Nanos{1000}}};
+  EXPECT_EQ(fp_response_time(Nanos{1000}, Nanos{0}, full, Nanos{1'000'000'000'000'000}), std::nullopt);
+  const std::vector<FpTask> over{{Nanos{2}, Nanos{3}}, {Nanos{1}, Nanos{2}}};  // 2/3 + 1/2
+  EXPECT_EQ(fp_response_time(Nanos{1}, Nanos{0}, over, Nanos{1'000'000'000'000'000}), std::nullopt);
+  const std::vector<FpTask> almost{{Nanos{999}, Nanos{1000}}};
+  EXPECT_EQ(fp_response_time(Nanos{1}, Nanos{0}, almost, Nanos{1'000'000}), Nanos{1000});
+  // Interference terms saturate rather than wrap: C = 2^61 every 1 ns is "unbounded".
+  const std::vector<FpTask> huge{{Nanos{std::int64_t{1} << 61}, Nanos{std::int64_t{1} << 62}}};
+  EXPECT_EQ(fp_response_time(Nanos{std::int64_t{1} << 61}, Nanos{0}, huge, Nanos{INT64_MAX}), std::nullopt);
+}
+
+// least_fixed_point stops after kMaxFixedPointSteps iterates: f(R) = R - 1 + 1 never settles.
+TEST(FpResponseTime, TheFixedPointIterationIsBounded) {
+  std::int64_t calls = 0;
+  const auto r = least_fixed_point(Nanos{1}, Nanos{INT64_MAX / 2}, [&](Nanos x) {
+    ++calls;
+    return x;  // R = 1 + R: every iterate moves up by 1 ns
+  });
+  EXPECT_EQ(r, std::nullopt);
+  EXPECT_EQ(calls, kMaxFixedPointSteps);
+}
+
 // Lemma 2.1 read literally: step through j = h, h+1, ... one segment at a time.
 Nanos naive_workload(const SuspendingTask& t, std::size_t h, Nanos window) {
   const auto n = static_cast<std::int64_t>(t.exec.size());

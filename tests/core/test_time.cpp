@@ -44,6 +44,26 @@ TEST(Time, ConvertsBackForOutput) {
   EXPECT_DOUBLE_EQ(from_nanos(Nanos{1'500'000}, TimeUnit::ms), 1.5);
   EXPECT_EQ(ceil_div(13250, 19), 698);
   EXPECT_EQ(ceil_div(38, 19), 2);
+  EXPECT_EQ(ceil_div(0, 19), 0);
+  // No intermediate a + b - 1: the largest int64 divides without wrapping.
+  EXPECT_EQ(ceil_div(INT64_MAX, 2), std::int64_t{1} << 62);
+}
+
+// The analyses' sums stop at 2^62 ns instead of wrapping past 2^63 (a sum of absurd inputs
+// must read as "beyond every deadline", never as a negative bound).
+TEST(Time, SaturatingSumsAndProductsStopAtTheUnboundedTime) {
+  EXPECT_EQ(kUnboundedTime, Nanos{std::int64_t{1} << 62});
+  EXPECT_EQ(saturating_add(Nanos{3}, Nanos{4}), Nanos{7});
+  EXPECT_EQ(saturating_add(kUnboundedTime - Nanos{1}, Nanos{1}), kUnboundedTime);
+  EXPECT_EQ(saturating_add(kUnboundedTime - Nanos{2}, Nanos{1}), kUnboundedTime - Nanos{1});
+  EXPECT_EQ(saturating_add(Nanos{INT64_MAX}, Nanos{INT64_MAX}), kUnboundedTime);
+  EXPECT_EQ(saturating_mul(3, Nanos{5}), Nanos{15});
+  EXPECT_EQ(saturating_mul(0, Nanos{INT64_MAX}), Nanos{0});
+  EXPECT_EQ(saturating_mul(INT64_MAX, Nanos{0}), Nanos{0});
+  EXPECT_EQ(saturating_mul(std::int64_t{1} << 31, Nanos{std::int64_t{1} << 31}), Nanos{std::int64_t{1} << 62});
+  EXPECT_EQ(saturating_mul(std::int64_t{1} << 40, Nanos{std::int64_t{1} << 40}), kUnboundedTime);
+  EXPECT_EQ(saturating_mul((std::int64_t{1} << 31) - 1, Nanos{std::int64_t{1} << 31}),
+            Nanos{(std::int64_t{1} << 62) - (std::int64_t{1} << 31)});
 }
 
 // Output values are the double nearest the exact value, so they print as the shortest decimal

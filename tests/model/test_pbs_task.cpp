@@ -96,5 +96,38 @@ TEST(PbsTaskFile, RejectsBadValuesNamingFilePathAndValue) {
   EXPECT_NE(error_of(j).find("is the name of an earlier task"), std::string::npos);
 }
 
+// Without a deadline key the deadline is the period as written rounded DOWN (the period itself
+// is a spacing, rounded to nearest): 10.0005 us gives a period of 10001 ns and a deadline of
+// 10000 ns, so a 10.001 us job misses.
+TEST(PbsTaskFile, AnImplicitDeadlineRoundsDown) {
+  Json j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "us", "platform": "h100",
+    "tasks": [{"name": "a", "period": 10.0005, "wcet": 10.001, "blocks": 1, "threads": 64}]})");
+  const PbsSystem s = parse_pbs_system(j, "s.json");
+  EXPECT_EQ(s.tasks[0].period, Nanos{10'001});
+  EXPECT_EQ(s.tasks[0].deadline, Nanos{10'000});
+  EXPECT_EQ(s.tasks[0].wcet, Nanos{10'001});
+}
+
+// Every time the PBS analyses compute stays below 2^63: the hyperperiod is at most 2^62 ns and
+// the jobs of one hyperperiod may need at most 2^60 ns (Σ jobs × wcet × slowdown).
+TEST(PbsTaskFile, RefusesAHyperperiodWhoseJobsNeedMoreThan2To60Ns) {
+  Json j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [{"name": "a", "period": 4.6e18, "wcet": 1e18, "blocks": 1, "threads": 64},
+              {"name": "b", "period": 4.6e18, "wcet": 8.99e18, "blocks": 1, "threads": 64}]})");
+  EXPECT_NE(error_of(j).find("s.json: tasks: the jobs of one hyperperiod need 9.99e+18 ns of GPU time"),
+            std::string::npos)
+      << error_of(j);
+  // 2^60 ns of work is allowed; one task of that wcet every 2^61 ns loads.
+  j["tasks"] = Json::array({Json{{"name", "a"}, {"period", 2305843009213693952.0}, {"wcet", 1152921504606846976.0},
+                                 {"blocks", 1}, {"threads", 64}}});
+  EXPECT_EQ(error_of(j), "no error");
+  j["tasks"][0]["slowdown"] = 1.5;  // in company it would need 1.5 × 2^60
+  EXPECT_NE(error_of(j).find("more than 2^60 ns"), std::string::npos) << error_of(j);
+  j = base();
+  j["batches"][0]["completion"] = 2e15;  // us: 2e18 ns, past 2^60 ns
+  EXPECT_NE(error_of(j).find("s.json: batches[0].completion = 2e+15: is more than 2^60 ns"), std::string::npos)
+      << error_of(j);
+}
+
 }  // namespace
 }  // namespace gpurt

@@ -54,7 +54,7 @@ KxResult analyse_kx(const SmlpSystem& system, const KxOptions& options) {
     KxTaskResult tr;
     tr.name = t.name;
     tr.hold = hold[i];
-    tr.blocking = Nanos{(others.count() + options.k - 1) / options.k};  // rounded up: a bound
+    tr.blocking = Nanos{ceil_div(others.count(), options.k)};  // rounded up: a bound
     tr.response_bound = checked_add(tr.blocking, tr.hold, t.name);
     if (!options.job_level_lock) {
       tr.response_bound =

@@ -24,10 +24,10 @@ struct GcapsView {
 
 GcapsView view(const RtgpuSystem& s, const RtgpuTask& t) {
   GcapsView v;
-  for (const TimeBounds& c : t.cpu) v.cpu += c.hi;
+  for (const TimeBounds& c : t.cpu) v.cpu = saturating_add(v.cpu, c.hi);
   const std::vector<TimeBounds> gr = gpu_response_bounds(t, s.virtual_sms_per_sm * s.platform.sms);
   for (std::size_t j = 0; j < gr.size(); ++j)
-    v.gpu.push_back(t.copy[2 * j].hi + gr[j].hi + t.copy[2 * j + 1].hi);
+    v.gpu.push_back(saturating_add(saturating_add(t.copy[2 * j].hi, gr[j].hi), t.copy[2 * j + 1].hi));
   return v;
 }
 
@@ -38,7 +38,7 @@ Nanos gcaps_interleave(int contexts, Nanos gpu, const GcapsRrParams& p) {
     throw Error("gcaps: the time slice must be > 0, θ >= 0");
   if (contexts <= 0 || gpu <= Nanos{0}) return Nanos{0};
   // Eq. (3): each of the ⌈G/L⌉ slices the segment needs can wait for ν other slices with a switch.
-  return (p.slice + p.switch_cost) * contexts * ceil_div(gpu.count(), p.slice.count());
+  return saturating_mul(contexts, saturating_mul(ceil_div(gpu.count(), p.slice.count()), p.slice + p.switch_cost));
 }
 
 RtgpuTaskBounds gcaps_rr_task_bounds(const RtgpuSystem& s, std::span<const std::size_t> order,
@@ -55,12 +55,13 @@ RtgpuTaskBounds gcaps_rr_task_bounds(const RtgpuSystem& s, std::span<const std::
     const int others = gpu_tasks - (t.gpu.empty() ? 0 : 1);
     // Eq. (1) with Lemma 5 (I^ie, eq. (5)), Lemmas 2, 3, 6 (I^dp = B^C = I^id = 0).
     Nanos base = v.cpu;
-    for (Nanos g : v.gpu) base += g + gcaps_interleave(others, g, p);
+    for (Nanos g : v.gpu) base = saturating_add(base, saturating_add(g, gcaps_interleave(others, g, p)));
     // Lemma 7, eq. (8): P^C_i = Σ_{h ∈ hpp(i)} ⌈(R_i + J_h)/T_h⌉ · (C_h + Gm_h), Gm = 0 here.
     const std::optional<Nanos> response = least_fixed_point(base, t.deadline, [&](Nanos resp) {
       Nanos sum{0};
       for (std::size_t h = 0; h < hp.size(); ++h) {
-        sum += ceil_div((resp + jitter[h]).count(), s.tasks[order[h]].period.count()) * hp[h].cpu;
+        const std::int64_t jobs = ceil_div(saturating_add(resp, jitter[h]).count(), s.tasks[order[h]].period.count());
+        sum = saturating_add(sum, saturating_mul(jobs, hp[h].cpu));
       }
       return sum;
     });

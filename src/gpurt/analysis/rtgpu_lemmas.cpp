@@ -49,9 +49,9 @@ Nanos bus_min_inter_arrival(const RtgpuTask& task, std::span<const TimeBounds> g
   }
   // A later job: T minus the copy span of a job whose segments all took their extreme lengths.
   Nanos span{0};
-  for (const TimeBounds& c : task.copy) span += c.hi;
-  for (std::int64_t q = 1; q <= m - 2; ++q) span += task.cpu[at(q)].lo;
-  for (const TimeBounds& g : gpu) span += g.lo;
+  for (const TimeBounds& c : task.copy) span = saturating_add(span, c.hi);
+  for (std::int64_t q = 1; q <= m - 2; ++q) span = saturating_add(span, task.cpu[at(q)].lo);
+  for (const TimeBounds& g : gpu) span = saturating_add(span, g.lo);
   // Clamped at 0 (the seed leaves T < span open): a sequential job's segments cannot overlap.
   return std::max(Nanos{0}, task.period - span);
 }
@@ -65,9 +65,9 @@ Nanos cpu_min_inter_arrival(const RtgpuTask& task, std::span<const TimeBounds> g
   }
   if (j == m - 1) return task.period - task.deadline;  // the first job finished at its deadline
   Nanos span{0};
-  for (const TimeBounds& c : task.cpu) span += c.hi;
-  for (const TimeBounds& c : task.copy) span += c.lo;
-  for (const TimeBounds& g : gpu) span += g.lo;
+  for (const TimeBounds& c : task.cpu) span = saturating_add(span, c.hi);
+  for (const TimeBounds& c : task.copy) span = saturating_add(span, c.lo);
+  for (const TimeBounds& g : gpu) span = saturating_add(span, g.lo);
   return std::max(Nanos{0}, task.period - span);  // clamped at 0 as in bus_min_inter_arrival
 }
 
@@ -100,7 +100,7 @@ std::optional<Nanos> copy_response_bound(Nanos copy_hi, std::span<const Suspendi
   // eq. (5) as printed: the blocking term sits outside the workload's argument and the whole
   // segment is exposed to interference (safe, if slightly more pessimistic than the usual
   // non-preemptive form that only exposes the queueing time).
-  return least_fixed_point(copy_hi + lower_blocking, limit,
+  return least_fixed_point(saturating_add(copy_hi, lower_blocking), limit,
                            [&](Nanos r) { return total_interference(higher_bus, r); });
 }
 
@@ -121,22 +121,23 @@ std::optional<Nanos> end_to_end_r1(Nanos suspension_hi, std::span<const std::opt
   Nanos r = suspension_hi;
   for (const auto& c : cpu_response) {
     if (!c) return std::nullopt;
-    r += *c;
+    r = saturating_add(r, *c);
   }
+  if (r >= kUnboundedTime) return std::nullopt;  // past every deadline: no bound to report
   return r;
 }
 
 std::optional<Nanos> end_to_end_r2(Nanos suspension_hi, Nanos cpu_hi_sum,
                                    std::span<const SuspendingTask> higher_cpu, Nanos limit) {
-  return least_fixed_point(suspension_hi + cpu_hi_sum, limit,
+  return least_fixed_point(saturating_add(suspension_hi, cpu_hi_sum), limit,
                            [&](Nanos r) { return total_interference(higher_cpu, r); });
 }
 
 Nanos end_to_end_lower_bound(const RtgpuTask& task, std::span<const TimeBounds> gpu) {
   Nanos r{0};
-  for (const TimeBounds& c : task.cpu) r += c.lo;
-  for (const TimeBounds& c : task.copy) r += c.lo;
-  for (const TimeBounds& g : gpu) r += g.lo;
+  for (const TimeBounds& c : task.cpu) r = saturating_add(r, c.lo);
+  for (const TimeBounds& c : task.copy) r = saturating_add(r, c.lo);
+  for (const TimeBounds& g : gpu) r = saturating_add(r, g.lo);
   return r;
 }
 

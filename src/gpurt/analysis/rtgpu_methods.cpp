@@ -48,10 +48,10 @@ SuspendingTask device_view(const RtgpuTask& t, std::span<const TimeBounds> devic
   Nanos span{0};
   for (std::size_t j = 0; j < n; ++j) {
     v.exec.push_back(device[j].hi);
-    span += device[j].hi;
+    span = saturating_add(span, device[j].hi);
     if (j + 1 < n) {
       v.gap.push_back(t.cpu[j + 1].lo);
-      span += t.cpu[j + 1].lo;
+      span = saturating_add(span, t.cpu[j + 1].lo);
     }
   }
   v.first_job_gap = t.period - t.deadline + t.cpu.back().lo + t.cpu.front().lo;
@@ -96,18 +96,18 @@ RtgpuTaskBounds bounds_rtgpu(const RtgpuSystem& s, std::span<const std::size_t> 
   } else {
     for (const TimeBounds& c : k.copy)
       b.copy_hi.push_back(copy_response_bound(c.hi, hp_resource, blocking, limit));
-    for (const TimeBounds& g : b.gpu) suspension += g.hi;  // federated: no GPU interference
+    for (const TimeBounds& g : b.gpu) suspension = saturating_add(suspension, g.hi);  // federated: no GPU interference
   }
   for (const auto& c : b.copy_hi) {
     if (c) {
-      suspension += *c;
+      suspension = saturating_add(suspension, *c);
     } else {
       suspension_known = false;
     }
   }
   Nanos cpu_sum{0};
   for (const TimeBounds& c : k.cpu) {
-    cpu_sum += c.hi;
+    cpu_sum = saturating_add(cpu_sum, c.hi);
     b.cpu_hi.push_back(cpu_response_bound(c.hi, hp_cpu, limit));
   }
   if (suspension_known) {
@@ -135,14 +135,14 @@ RtgpuTaskBounds bounds_stgm(const RtgpuSystem& s, std::span<const std::size_t> o
     const RtgpuTask& t = s.tasks[order[r]];
     const auto gpu = gpu_response_bounds(t, v * by_rank[r]);
     Nanos c{0}, longest_lower{0};
-    for (const TimeBounds& x : t.cpu) c += x.hi;
-    for (const TimeBounds& x : t.copy) c += x.hi;
-    for (const TimeBounds& g : gpu) c += g.hi;
+    for (const TimeBounds& x : t.cpu) c = saturating_add(c, x.hi);
+    for (const TimeBounds& x : t.copy) c = saturating_add(c, x.hi);
+    for (const TimeBounds& g : gpu) c = saturating_add(c, g.hi);
     for (std::size_t q = r + 1; q < order.size(); ++q) {
       for (const TimeBounds& x : s.tasks[order[q]].copy) longest_lower = std::max(longest_lower, x.hi);
     }
     if (gpu_out) *gpu_out = gpu;
-    return c + static_cast<std::int64_t>(t.copy.size()) * longest_lower;
+    return saturating_add(c, saturating_mul(static_cast<std::int64_t>(t.copy.size()), longest_lower));
   };
   std::vector<FpTask> higher;
   for (std::size_t r = 0; r < rank; ++r) higher.push_back({demand(r, nullptr), s.tasks[order[r]].period});

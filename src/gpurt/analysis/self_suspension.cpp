@@ -11,10 +11,15 @@ std::optional<Nanos> fp_response_time(Nanos wcet, Nanos blocking, std::span<cons
   for (const FpTask& t : higher) {
     if (t.period <= Nanos{0}) throw Error("fp_response_time: a period must be > 0");
   }
+  // A higher-priority utilisation of 1 or more leaves no fixed point: Σ ceil(R/T_j)·C_j >= R.
+  long double load = 0;
+  for (const FpTask& t : higher) load += static_cast<long double>(t.wcet.count()) / t.period.count();
+  if (load >= 1 && saturating_add(wcet, blocking) > Nanos{0}) return std::nullopt;
   // R^{(0)} = C + B; R^{(k+1)} = C + B + Σ ceil(R^{(k)} / T_j)·C_j (Joseph & Pandya 1986).
-  return least_fixed_point(wcet + blocking, limit, [&](Nanos r) {
+  return least_fixed_point(saturating_add(wcet, blocking), limit, [&](Nanos r) {
     Nanos interference{0};
-    for (const FpTask& t : higher) interference += ceil_div(r.count(), t.period.count()) * t.wcet;
+    for (const FpTask& t : higher)
+      interference = saturating_add(interference, saturating_mul(ceil_div(r.count(), t.period.count()), t.wcet));
     return interference;
   });
 }
@@ -33,8 +38,8 @@ Nanos segment_workload(const SuspendingTask& task, std::size_t h, Nanos t) {
   // One later job (segments j ≡ 0..n-1 past the first job) spans exactly this much time.
   Nanos cycle_len = task.later_job_gap, cycle_work{0};
   for (std::size_t q = 0; q < n; ++q) {
-    cycle_work += task.exec[q];
-    cycle_len += task.exec[q] + (q + 1 < n ? task.gap[q] : Nanos{0});
+    cycle_work = saturating_add(cycle_work, task.exec[q]);
+    cycle_len = saturating_add(cycle_len, saturating_add(task.exec[q], q + 1 < n ? task.gap[q] : Nanos{0}));
   }
   if (cycle_work == Nanos{0}) return Nanos{0};  // no execution at all on this resource
   Nanos used{0}, work{0};                       // used = Σ_{j=h}^{l} (L^ + S), work = Σ_{j=h}^{l} L^
@@ -50,7 +55,7 @@ Nanos segment_workload(const SuspendingTask& task, std::size_t h, Nanos t) {
       j += jobs * sn;
     }
     const Nanos l = task.exec[static_cast<std::size_t>(j % sn)];
-    const Nanos step = l + min_inter_arrival(task, j);
+    const Nanos step = saturating_add(l, min_inter_arrival(task, j));
     if (used + step > t) return work + std::min(l, t - used);  // segment l+1, truncated by t
     used += step;
     work += l;
@@ -66,7 +71,7 @@ Nanos max_segment_workload(const SuspendingTask& task, Nanos t) {
 
 Nanos total_interference(std::span<const SuspendingTask> higher, Nanos t) {
   Nanos sum{0};
-  for (const SuspendingTask& task : higher) sum += max_segment_workload(task, t);
+  for (const SuspendingTask& task : higher) sum = saturating_add(sum, max_segment_workload(task, t));
   return sum;
 }
 

@@ -50,13 +50,20 @@ Nanos max_segment_workload(const SuspendingTask& task, Nanos t);
 /// Total interference max_h W_i^h(t), summed over `higher` (Lemma 2.2's sum).
 Nanos total_interference(std::span<const SuspendingTask> higher, Nanos t);
 
-/// Least fixed point of R = base + f(R) for a non-decreasing f, iterated from `base`;
-/// nullopt once an iterate exceeds `limit`.
+/// Iterations least_fixed_point takes at most: each moves R up by at least 1 ns, so only a
+/// higher-priority load that (nearly) fills its resource comes near it (about half a second).
+inline constexpr std::int64_t kMaxFixedPointSteps = 10'000'000;
+
+/// Least fixed point of R = base + f(R) for a non-decreasing f >= 0, iterated from `base`;
+/// nullopt once an iterate exceeds `limit`, or after kMaxFixedPointSteps iterates (then no
+/// bound within `limit` was found: the safe answer, since the least fixed point, if any, lies
+/// above every iterate), or once an iterate reaches kUnboundedTime (the sums saturate there).
 template <class F>
 std::optional<Nanos> least_fixed_point(Nanos base, Nanos limit, F&& f) {
   Nanos r = base;
-  while (r <= limit) {
-    const Nanos next = base + f(r);
+  for (std::int64_t step = 0; r <= limit && step < kMaxFixedPointSteps; ++step) {
+    const Nanos next = saturating_add(base, f(r));
+    if (next >= kUnboundedTime) return std::nullopt;  // beyond any deadline a file can give
     if (next == r) return r;
     r = next;
   }

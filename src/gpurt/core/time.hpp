@@ -38,7 +38,25 @@ double from_nanos(Nanos t, TimeUnit unit);
 /// CLOCK_MONOTONIC now, in nanoseconds: the clock of runs, locks and benchmarks on the host.
 std::int64_t monotonic_ns() noexcept;
 
-/// ceil(a / b) for a >= 0, b > 0.
-constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+/// ceil(a / b) for a >= 0, b > 0 (no intermediate overflow, whatever a).
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+/// The analyses' "unbounded": 2^62 ns (about 146 years), far beyond any deadline a file can
+/// hold. Saturating sums stop there instead of wrapping past 2^63, so a sum of absurd inputs
+/// reads as "exceeds every deadline", never as a small or negative bound.
+inline constexpr Nanos kUnboundedTime{std::int64_t{1} << 62};
+
+/// a + b for a, b >= 0, at most kUnboundedTime.
+constexpr Nanos saturating_add(Nanos a, Nanos b) {
+  if (a >= kUnboundedTime || b >= kUnboundedTime - a) return kUnboundedTime;
+  return a + b;
+}
+
+/// n · t for n >= 0, t >= 0, at most kUnboundedTime.
+constexpr Nanos saturating_mul(std::int64_t n, Nanos t) {
+  if (n == 0 || t.count() == 0) return Nanos{0};
+  if (n >= kUnboundedTime.count() / t.count()) return kUnboundedTime;
+  return Nanos{n * t.count()};
+}
 
 }  // namespace gpurt

@@ -28,7 +28,8 @@ PbsTask read_task(const JsonNode& node, TimeUnit unit, const Platform& platform)
   const JsonNode period = node.at("period");
   task.period = period.as_positive_time(unit, Rounding::nearest);
   task.wcet = node.at("wcet").as_positive_time(unit, Rounding::up);
-  task.deadline = task.period;
+  // Without a deadline key the deadline is the period as written, rounded down like any deadline.
+  task.deadline = period.as_positive_time(unit, Rounding::down);
   if (auto deadline = node.find("deadline")) {
     task.deadline = deadline->as_positive_time(unit, Rounding::down);
     if (task.deadline > task.period) {
@@ -79,7 +80,9 @@ PbsBatchTime read_batch(const JsonNode& node, TimeUnit unit, const std::map<std:
   }
   if (seen.size() < 2) tasks.fail("must name at least two tasks (a job alone takes its wcet)");
   batch.tasks.assign(seen.begin(), seen.end());
-  batch.completion = node.at("completion").as_positive_time(unit, Rounding::up);
+  const JsonNode completion = node.at("completion");
+  batch.completion = completion.as_positive_time(unit, Rounding::up);
+  if (batch.completion.count() > kMaxHyperperiodWork) completion.fail("is more than 2^60 ns (36 years)");
   return batch;
 }
 
@@ -104,11 +107,21 @@ Nanos pbs_hyperperiod(const PbsSystem& system, std::int64_t max_jobs_per_task) {
     if (h / g > kLimit / p) throw Error("the hyperperiod (lcm of the periods) exceeds 2^62 ns");
     h = h / g * p;
   }
+  long double work = 0;  // Σ jobs × C × s over the hyperperiod
   for (const PbsTask& task : system.tasks) {
     if (h / task.period.count() > max_jobs_per_task) {
       throw Error(fmt::format("task {} has {} jobs in the hyperperiod (more than {})", task.name,
                               h / task.period.count(), max_jobs_per_task));
     }
+    work += static_cast<long double>(h / task.period.count()) * static_cast<long double>(task.wcet.count()) *
+            static_cast<long double>(task.slowdown);
+  }
+  // Every time the analyses compute (a frame's end, a tail bound of the remaining work) is then
+  // below 2^62 + 2^60 + 2^60 < 2^63: no sum can wrap.
+  if (!(work <= static_cast<long double>(kMaxHyperperiodWork))) {
+    throw Error(fmt::format("the jobs of one hyperperiod need {:.3g} ns of GPU time (Σ jobs × wcet × slowdown), "
+                            "more than 2^60 ns (36 years)",
+                            static_cast<double>(work)));
   }
   return Nanos{h};
 }

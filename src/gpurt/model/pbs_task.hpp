@@ -51,8 +51,12 @@ struct PbsSystem {
 /// a kernel with more blocks can never start at once, so it can never be in an eligible batch.
 std::int64_t max_resident_blocks(const Platform& platform, const BlockShape& shape);
 
+/// The most GPU time the jobs of one hyperperiod may need (Σ jobs × wcet × slowdown): 2^60 ns.
+inline constexpr std::int64_t kMaxHyperperiodWork = std::int64_t{1} << 60;
+
 /// Hyperperiod H = lcm of the periods, in nanoseconds. Throws gpurt::Error when it does not fit
-/// in 62 bits or when a task would have more than `max_jobs_per_task` jobs in it.
+/// in 62 bits, when a task would have more than `max_jobs_per_task` jobs in it, or when its jobs
+/// need more than kMaxHyperperiodWork.
 Nanos pbs_hyperperiod(const PbsSystem& system, std::int64_t max_jobs_per_task = 1'000'000);
 
 /// Parses and validates a "gpurt/pbs@1" document; `file` names it in errors.
