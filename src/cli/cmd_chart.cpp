@@ -18,6 +18,8 @@ struct ChartArgs {
 };
 
 void run_chart(const ChartArgs& a) {
+  check_output_file(a.out, "--out");  // before any work
+  check_output_not_input(a.out, {a.csv}, "--out");
   const CsvTable table = parse_csv(read_text_file(a.csv), a.csv);
   Chart chart;
   chart.series = series_from_csv(table, a.csv, a.x, a.ys, a.group);

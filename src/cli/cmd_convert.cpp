@@ -28,7 +28,10 @@ Json derived_json(const Derived<M>& d, const std::string& in, std::string_view m
 }
 
 void run(const ConvertArgs& a) {
-  if (!a.out.empty()) check_output_file(a.out, "--out");
+  if (!a.out.empty()) {
+    check_output_file(a.out, "--out");
+    check_output_not_input(a.out, {a.in}, "--out");
+  }
   const System system = load_any_system(a.in);
   Json out;
   if (a.to == "system") {

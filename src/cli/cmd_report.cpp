@@ -92,7 +92,11 @@ std::string text_report(const Report& r, const std::string& file) {
 }
 
 void run_report(const ReportArgs& a) {
-  if (!a.html.empty()) check_output_file(a.html, "--html");  // before any work
+  if (!a.html.empty()) {  // before any work
+    check_output_file(a.html, "--html");
+    check_output_not_input(a.html, {a.file}, "--html");
+    if (!a.measured.empty()) check_output_outside(a.html, a.measured, "--html");
+  }
   System system = load_any_system(a.file);
   apply_model_option(system.platform, a.model);
   ReportOptions o;

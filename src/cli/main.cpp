@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include <fmt/format.h>
@@ -114,6 +115,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr, "gpurt: error: {}\n", e.what());
+    return 1;
+  }
+  // What a command printed must have reached its reader: a failed write to standard output (a
+  // full disk, /dev/full) is a failure, not a silent exit 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout.flush()) {
+    fmt::print(stderr, "gpurt: error: cannot write to standard output\n");
     return 1;
   }
   return gpurt::cli::exit_status();

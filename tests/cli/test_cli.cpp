@@ -3,6 +3,8 @@
 
 #include "cli_fixture.hpp"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -300,6 +302,82 @@ TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("row 1.r = fast: not a number"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(bad));
+}
+
+// Every output is checked before any work (issue 10): chart's --out too, which used to replace
+// a FIFO or device node with its SVG and to overwrite its own input; no output may be an input
+// or another output of the same run; a symbolic link is written through, not replaced.
+TEST_F(Cli, OutputsThatAreInputsDevicesOrEachOtherAreRefusedAndLinksWrittenThrough) {
+  const std::string csv = write("fig.csv", "u,r\n1,2\n2,3\n");
+  const std::string chart = "chart " + csv + " --x u --y r --out ";
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  for (const std::string& out : {path("fifo"), csv}) {
+    const Outcome r = cli(chart + out);
+    EXPECT_EQ(r.code, 2) << out << ": " << r.err;
+    EXPECT_NE(r.err.find("--out = " + out), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(read("fig.csv"), "u,r\n1,2\n2,3\n");
+  EXPECT_FALSE(fs::is_regular_file(path("fifo")));
+  // A link: the file it names gets the SVG and the link stays a link.
+  write("target.svg", "old");
+  fs::create_symlink(path("target.svg"), path("link.svg"));
+  ASSERT_EQ(cli(chart + path("link.svg")).code, 0);
+  EXPECT_TRUE(fs::is_symlink(path("link.svg")));
+  EXPECT_EQ(read("target.svg").rfind("<svg", 0), 0u);
+  fs::create_symlink(path("fifo"), path("to-fifo.svg"));
+  EXPECT_EQ(cli(chart + path("to-fifo.svg")).code, 2);
+  // convert and report refuse to overwrite their input; report's HTML stays out of --measured.
+  const std::string sys = write("s.json", gpurt::read_text_file(GPURT_SOURCE_DIR "/examples/system/four-identical.json"));
+  Outcome r = cli("convert " + sys + " --to system --out " + sys);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is also an input"), std::string::npos) << r.err;
+  r = cli("report " + sys + " --html " + sys);
+  EXPECT_EQ(r.code, 2) << r.err;
+  fs::create_directories(path("measured"));
+  r = cli("report " + sys + " --measured " + path("measured") + " --html " + path("measured/r.html"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("lies in the input folder"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("measured/r.html")));
+  EXPECT_EQ(read("s.json"), gpurt::read_text_file(GPURT_SOURCE_DIR "/examples/system/four-identical.json"));
+}
+
+TEST_F(Cli, PlotRefusesOneFileForTwoOutputsAndAnInputAsOutput) {
+  ASSERT_EQ(cli("simulate " + std::string(GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json") +
+                " --platform jetson-tx2 --out " + path("r"))
+                .code,
+            0);
+  const std::string results = path("r") + "/*.json";
+  Outcome r = cli("plot " + results + " --svg " + path("same.svg") + " --cdf " + path("same.svg"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--cdf = " + path("same.svg") + ": is also the file of --svg"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("same.svg")));
+  std::string first;
+  for (const auto& e : fs::directory_iterator(path("r")))
+    if (e.path().extension() == ".json") first = e.path().string();
+  ASSERT_FALSE(first.empty());
+  const std::string before = gpurt::read_text_file(first);
+  r = cli("plot " + results + " --svg " + first);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(gpurt::read_text_file(first), before);
+}
+
+// Inputs are read up to a limit (256 MiB; GPURT_MAX_INPUT_BYTES), so /dev/zero or a huge file
+// is refused instead of filling the memory; a failed write to standard output is exit 1.
+TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
+  Outcome r = cli("analyze smlp /dev/zero");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("/dev/zero: is larger than 268435456 bytes"), std::string::npos) << r.err;
+  r = cli("analyze smlp " + kExample);
+  EXPECT_EQ(r.code, 0);
+  const std::string limited = "GPURT_MAX_INPUT_BYTES=100 " + std::string(GPURT_CLI) + " analyze smlp " + kExample +
+                              " >" + path("o") + " 2>" + path("e");
+  EXPECT_EQ(WEXITSTATUS(std::system(limited.c_str())), 2);
+  EXPECT_NE(read("e").find("is larger than 100 bytes (GPURT_MAX_INPUT_BYTES raises the limit)"), std::string::npos)
+      << read("e");
+  EXPECT_EQ(read("o"), "");
+  const std::string full = std::string(GPURT_CLI) + " platforms >/dev/full 2>" + path("e");
+  EXPECT_EQ(WEXITSTATUS(std::system(full.c_str())), 1);
+  EXPECT_EQ(read("e"), "gpurt: error: cannot write to standard output\n");
 }
 
 // ---- Issue 16: outputs are checked before anything runs and written all or none ----

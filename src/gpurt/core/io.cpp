@@ -1,13 +1,18 @@
 #include "gpurt/core/io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
 
@@ -15,15 +20,37 @@ namespace gpurt {
 
 namespace fs = std::filesystem;
 
+std::int64_t max_input_bytes() {
+  const char* env = std::getenv("GPURT_MAX_INPUT_BYTES");
+  if (env == nullptr || *env == '\0') return kDefaultMaxInputBytes;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(env, &end, 10);
+  if (errno != 0 || end == env || *end != '\0' || v < 1)
+    throw InputError("environment", "GPURT_MAX_INPUT_BYTES", env, "must be a whole number of bytes >= 1");
+  return v;
+}
+
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError(path, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read in pieces up to the limit: a device such as /dev/zero or an enormous file stops here
+  // instead of filling the memory.
+  const std::int64_t limit = max_input_bytes();
+  std::string text;
+  std::vector<char> piece(1 << 16);
+  while (in) {
+    in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (static_cast<std::int64_t>(text.size() + got) > limit) {
+      throw InputError(path, fmt::format("is larger than {} bytes (GPURT_MAX_INPUT_BYTES raises the limit)", limit));
+    }
+    text.append(piece.data(), got);
+  }
   if (in.bad()) throw InputError(path, "read error");
-  return buffer.str();
+  return text;
 }
 
 namespace {
@@ -54,9 +81,19 @@ bool writable_directory(const fs::path& dir) {
   return fs::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0;
 }
 
+// Where writing `path` lands: through a symbolic link to the file it names (replacing the link
+// itself with a new file would leave the file it points at untouched).
+std::string write_target(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_symlink(path, ec)) return path;
+  const fs::path target = fs::weakly_canonical(path, ec);
+  return ec ? path : target.string();
+}
+
 }  // namespace
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+void write_file_atomically(const std::string& given, std::string_view content) {
+  const std::string path = write_target(given);
   const std::string temporary = temporary_name(path);
   write_temporary(path, temporary, content);
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
@@ -71,10 +108,12 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
   const auto remove_temporaries = [&temporaries](std::size_t from) {
     for (std::size_t i = from; i < temporaries.size(); ++i) std::remove(temporaries[i].c_str());
   };
+  std::vector<std::string> targets;
+  for (const auto& file : files) targets.push_back(write_target(file.first));
   try {
-    for (const auto& [path, content] : files) {
-      temporaries.push_back(temporary_name(path));
-      write_temporary(path, temporaries.back(), content);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      temporaries.push_back(temporary_name(targets[i]));
+      write_temporary(targets[i], temporaries.back(), files[i].second);
     }
   } catch (...) {
     temporaries.pop_back();  // write_temporary removed its own file
@@ -82,7 +121,7 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
     throw;
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
-    if (std::rename(temporaries[i].c_str(), files[i].first.c_str()) != 0) {
+    if (std::rename(temporaries[i].c_str(), targets[i].c_str()) != 0) {
       const int saved = errno;
       remove_temporaries(i);
       throw Error(files[i].first + ": cannot rename into place: " + std::strerror(saved));
@@ -90,12 +129,16 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
   }
 }
 
-void check_output_file(const std::string& path, const std::string& option) {
+void check_output_file(const std::string& given, const std::string& option) {
   const auto fail = [&](const std::string& problem) {
-    throw InputError("command line", option, path, problem);
+    throw InputError("command line", option, given, problem);
   };
-  if (path.empty()) fail("is empty");
+  if (given.empty()) fail("is empty");
   std::error_code ec;
+  // Through a symbolic link: the file it names must pass the same checks (a link to a device or
+  // a pipe is refused like the device itself).
+  const std::string path = write_target(given);
+  if (fs::is_symlink(path, ec)) fail("is a symbolic link that does not resolve");
   if (fs::is_directory(path, ec)) fail("is a folder; give a file name");
   const fs::path folder = folder_of(path);
   if (!fs::exists(folder, ec)) fail("folder " + folder.string() + " does not exist");
@@ -121,6 +164,42 @@ void check_output_dir(const std::string& dir, const std::string& option) {
   if (ancestor.empty()) ancestor = ".";
   if (!fs::is_directory(ancestor, ec)) fail(ancestor.string() + " exists and is not a folder");
   if (!writable_directory(ancestor)) fail("cannot be created: " + ancestor.string() + " is not writable");
+}
+
+void check_output_not_input(const std::string& output, const std::vector<std::string>& inputs,
+                            const std::string& option) {
+  std::error_code ec;
+  if (!fs::exists(output, ec)) return;  // a new file cannot be an input
+  for (const std::string& input : inputs) {
+    if (fs::exists(input, ec) && fs::equivalent(output, input, ec) && !ec)
+      throw InputError("command line", option, output, "is also an input (" + input + "); give another file");
+  }
+}
+
+void check_output_outside(const std::string& output, const std::string& folder, const std::string& option) {
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(output, ec);
+  if (ec) return;
+  const fs::path dir = fs::weakly_canonical(folder, ec);
+  if (ec || dir.empty()) return;
+  const auto [d, o] = std::mismatch(dir.begin(), dir.end(), out.begin(), out.end());
+  if (d == dir.end())
+    throw InputError("command line", option, output, "lies in the input folder " + folder + "; give another place");
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::error_code ec;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].second.empty()) continue;
+    const fs::path a = fs::weakly_canonical(outputs[i].second, ec);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (outputs[j].second.empty()) continue;
+      if (fs::weakly_canonical(outputs[j].second, ec) == a) {
+        throw InputError("command line", outputs[i].first, outputs[i].second,
+                         "is also the file of " + outputs[j].first + "; give each output its own file");
+      }
+    }
+  }
 }
 
 }  // namespace gpurt

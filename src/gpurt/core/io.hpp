@@ -6,6 +6,7 @@
 // then write all their files or none (write_files_atomically).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,10 +14,16 @@
 
 namespace gpurt {
 
-/// The whole content of a file. Throws InputError naming the file when it cannot be read.
+/// The most bytes read_text_file reads unless the environment variable GPURT_MAX_INPUT_BYTES
+/// says otherwise: 256 MiB.
+inline constexpr std::int64_t kDefaultMaxInputBytes = std::int64_t{256} << 20;
+
+/// The whole content of a file. Throws InputError naming the file when it cannot be read or
+/// holds more than the input limit (kDefaultMaxInputBytes, GPURT_MAX_INPUT_BYTES).
 std::string read_text_file(const std::string& path);
 
-/// Writes `content` to `path` atomically (temporary file, then rename). Throws gpurt::Error.
+/// Writes `content` to `path` atomically (temporary file, then rename; through a symbolic link,
+/// to the file it names). Throws gpurt::Error.
 void write_file_atomically(const std::string& path, std::string_view content);
 
 /// One output file: its path and its whole content.
@@ -35,5 +42,16 @@ void check_output_file(const std::string& path, const std::string& option);
 /// does not exist yet whose nearest existing ancestor is a writable directory. Throws
 /// InputError "OPTION = DIR: PROBLEM" when it names a file or cannot be created there.
 void check_output_dir(const std::string& dir, const std::string& option);
+
+/// Refuses an output file that is one of `inputs` (the same file, by any path). Throws
+/// InputError "OPTION = PATH: is also an input".
+void check_output_not_input(const std::string& output, const std::vector<std::string>& inputs,
+                            const std::string& option);
+
+/// Refuses an output file inside the input folder `folder` (a later run would read it).
+void check_output_outside(const std::string& output, const std::string& folder, const std::string& option);
+
+/// Refuses two outputs (option, path) naming the same file; empty paths are not outputs.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 }  // namespace gpurt
