@@ -28,6 +28,7 @@ struct PbsArgs {
   bool explore_all = false;
   bool whole_graph = false;
   bool no_merge = false;
+  std::int64_t max_jobs = 1'000'000;
   std::uint64_t max_vertices = kCliMaxVertices;
   double max_seconds = kCliMaxSeconds;
 };
@@ -117,7 +118,8 @@ void run_pbs(const PbsArgs& a) {
                                      .whole_graph = a.whole_graph,
                                      .max_vertices = a.max_vertices,
                                      .max_seconds = a.max_seconds,
-                                     .merge = a.no_merge ? PbsMerge::none : PbsMerge::dominated});
+                                     .merge = a.no_merge ? PbsMerge::none : PbsMerge::dominated,
+                                     .max_jobs = a.max_jobs});
   // Everything is computed before anything is printed: bad input never yields partial output.
   if (a.json) {
     fmt::print("{}\n", pbs_json(system, result).dump(2));
@@ -169,6 +171,9 @@ void add_analyze_pbs(CLI::App& analyze) {
   pbs->add_option("--max-seconds", args->max_seconds,
                   "GPUSched: stop after this many seconds, then exit 1 (default 30; 0 = no limit)")
       ->check(CLI::Range(0.0, 1e9));
+  pbs->add_option("--max-jobs", args->max_jobs,
+                  "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000; about 0.5 KiB a job)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   pbs->add_flag("--no-merge", args->no_merge,
                 "GPUSched: merge no vertex at all (every eligible order its own vertex: the tree of the "
                 "seed's Figure 5c 'without merging'; exponential)");

@@ -21,6 +21,7 @@ struct PlayArgs {
   bool json = false;
   bool check = false;
   std::uint64_t max_vertices = 1'000'000;  // as `analyze pbs`
+  std::int64_t max_jobs = 1'000'000;       // as `analyze pbs`
   double max_seconds = 30;                 // as `analyze pbs` (0 = no limit)
 };
 
@@ -37,7 +38,10 @@ void run_play(const PlayArgs& a) {
   apply_model_option(system.platform, a.model);
   const std::string model = model_in_force(system.platform);
   const PbsResult analysis =
-      analyse_pbs(system, {.policy = *policy, .max_vertices = a.max_vertices, .max_seconds = a.max_seconds});
+      analyse_pbs(system, {.policy = *policy,
+                           .max_vertices = a.max_vertices,
+                           .max_seconds = a.max_seconds,
+                           .max_jobs = a.max_jobs});
   if (!analysis.complete) {
     const bool by_time = analysis.stopped_by == "max-seconds";
     const std::string option = by_time ? "--max-seconds" : "--max-vertices";
@@ -103,6 +107,9 @@ void add_simulate_table(CLI::App& app) {
   cmd->add_option("--max-seconds", args->max_seconds,
                   "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
       ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--max-jobs", args->max_jobs,
+                  "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   add_model_option(cmd, args->model);
   cmd->add_flag("--check", args->check,

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/analysis/pbs.hpp"
+#include "gpurt/core/error.hpp"
 #include "pbs_helpers.hpp"
 
 namespace gpurt {
@@ -69,6 +70,33 @@ TEST(PbsLimits, TimeAndMemoryBudgetsStopA32TaskSet) {
   // The estimate at the stop: just past the 256 kB allowed (checked every 256 allocator runs).
   EXPECT_GT(small.stats.peak_memory_bytes, 256'000u);
   EXPECT_LT(small.stats.peak_memory_bytes, 2 * 256'000u);
+}
+
+}  // namespace
+}  // namespace gpurt
+
+namespace gpurt {
+namespace {
+
+// The EDF baselines keep a frame per batch and the jobs' times: a default cap on the jobs of a
+// hyperperiod (10^6, --max-jobs) refuses a system before it fills the memory. Periods 1000 and
+// 10 ns: 1 + 100 jobs in H = 1000 ns.
+TEST(PbsLimits, EdfBaselinesRefuseMoreJobsThanMaxJobs) {
+  const Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100", "tasks": [
+      {"name": "slow", "period": 1000, "wcet": 1, "blocks": 1, "threads": 32},
+      {"name": "fast", "period": 10, "wcet": 1, "blocks": 1, "threads": 32}]})");
+  const PbsSystem s = parse_pbs_system(doc, "jobs.json");
+  for (PbsPolicy policy : {PbsPolicy::edf_serial, PbsPolicy::edf_parallel}) {
+    EXPECT_TRUE(analyse_pbs(s, {.policy = policy, .max_jobs = 101}).schedulable);
+    try {
+      (void)analyse_pbs(s, {.policy = policy, .max_jobs = 100});
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the hyperperiod holds 101 jobs, more than --max-jobs 100"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

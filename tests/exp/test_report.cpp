@@ -47,6 +47,26 @@ TEST(Report, DefaultHorizonIsTheHyperperiod) {
   EXPECT_EQ(make_report(two_tasks()).horizon, Nanos{2'000'000});
 }
 
+// The default horizon takes at least one longest period; with periods of 1 us and 10^9 us that
+// alone would release 10^9 jobs of the fast task. It is shortened like a given one, to
+// max_jobs_per_task (2000) periods of the fastest task: 2 ms.
+TEST(Report, TheDefaultHorizonIsShortenedToBoundTheJobsToo) {
+  Json doc = Json::parse(kTwoTasks);
+  doc["tasks"][0]["period"] = 1;
+  doc["tasks"][0]["deadline"] = 1;
+  doc["tasks"][0]["segments"] = Json::parse(R"([{"kernel": {"wcet_by_units": [0.5]}}])");
+  doc["tasks"][1]["period"] = 1e9;
+  doc["tasks"][1]["deadline"] = 1e9;
+  const System s = parse_system(doc, "far.json");
+  EXPECT_EQ(default_report_horizon(s), Nanos{1'000'000'000'000});  // one longest period
+  ReportOptions o;
+  o.policies = {"be"};
+  const Report r = make_report(s, o);
+  EXPECT_EQ(r.horizon, Nanos{2'000'000});
+  EXPECT_TRUE(r.horizon_capped);
+  ASSERT_EQ(r.simulated.size(), 1u);
+}
+
 TEST(Report, SimulatedMaximaStayUnderTheirBounds) {
   const Report r = make_report(two_tasks());
   const ReportSimulation& smlp = simulation(r, "smlp");

@@ -51,6 +51,9 @@ struct PbsOptions {
   double max_seconds = 0;
   /// GPUSched (fast): which merges to make (PbsMerge::none runs the unmerged tree walk).
   PbsMerge merge = PbsMerge::dominated;
+  /// EDFserial / EDFParallel: refuse (gpurt::Error) a hyperperiod of more jobs than this; their
+  /// memory follows the jobs (about 0.5 KiB a job with the table). GPUSched has its own cap.
+  std::int64_t max_jobs = 1'000'000;
 };
 
 /// Job k of a task (k = 0, 1, ...; it arrives at k·period).

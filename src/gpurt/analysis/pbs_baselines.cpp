@@ -128,6 +128,13 @@ PbsResult analyse_pbs(const PbsSystem& system, const PbsOptions& options) {
   if (options.policy == PbsPolicy::gpusched || options.policy == PbsPolicy::gpusched_reference) {
     return analyse_pbs_jobs(system, PbsJobs(system), options);
   }
+  const std::int64_t h = pbs_hyperperiod(system).count();
+  std::int64_t jobs = 0;
+  for (const PbsTask& t : system.tasks) jobs += h / t.period.count();  // each <= 10^6, at most 32 tasks
+  if (jobs > options.max_jobs) {
+    throw Error(fmt::format("PBS {}: the hyperperiod holds {} jobs, more than --max-jobs {}; raise --max-jobs",
+                            to_string(options.policy), jobs, options.max_jobs));
+  }
   return pbs_detail::edf_baseline(system, options.policy == PbsPolicy::edf_parallel);
 }
 

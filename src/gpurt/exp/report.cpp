@@ -126,9 +126,11 @@ Report make_report(const System& system, const ReportOptions& options) {
   r.platform = system.platform.id;
   r.model = system.platform.model.ideal() ? "ideal" : "calibrated";
   r.horizon = options.horizon ? *options.horizon : default_report_horizon(system, options.max_jobs_per_task);
-  // A given horizon is shortened so that the fastest task releases at most max_jobs_per_task jobs.
+  // The horizon, given or default (which takes at least one longest period), is shortened so
+  // that the fastest task releases at most max_jobs_per_task jobs: periods of 1 ns and 10^15 ns
+  // in one system would otherwise release 10^15 jobs.
   const std::vector<Nanos> periods = release_periods(system);
-  if (options.horizon && !periods.empty()) {
+  if (!periods.empty()) {
     const Nanos shortest = *std::min_element(periods.begin(), periods.end());
     const std::int64_t n = std::max<std::int64_t>(options.max_jobs_per_task, 1);
     if (shortest.count() <= std::numeric_limits<std::int64_t>::max() / n && r.horizon > shortest * n) {
@@ -136,9 +138,12 @@ Report make_report(const System& system, const ReportOptions& options) {
       r.horizon_capped = true;
     }
   }
-  if (r.horizon.count() <= 0)
-    throw InputError("command line", "--horizon", show(r.horizon, r.time_unit),
-                     "must be > 0 (no task has a period)");
+  if (r.horizon.count() <= 0) {
+    if (!options.horizon)
+      throw InputError("command line", "--horizon", "(not given)",
+                       "is needed: no task has a period or a deadline to take a default from");
+    throw InputError("command line", "--horizon", show(r.horizon, r.time_unit), "must be > 0");
+  }
   const report_detail::Models models{to_smlp(system), to_rtgpu(system), to_pbs(system), to_fifo(system)};
   report_detail::add_analyses(r, models, options);
   for (const char* p : kReportPolicies) {
