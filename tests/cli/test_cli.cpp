@@ -525,6 +525,20 @@ TEST_F(Cli, NonFiniteOptionsAreBadInputWithAShortMessage) {
   EXPECT_FALSE(fs::exists(path("s.cf32")));
 }
 
+// A task system given to a command that takes one model says so before any other complaint,
+// and names the conversion (it used to say "virtual_sms_per_sm: unknown key").
+TEST_F(Cli, ATaskSystemGivenForAModelNamesTheConversion) {
+  const std::string sys = GPURT_SOURCE_DIR "/examples/system/mixed.system.json";
+  for (const std::string model : {"smlp", "rtgpu", "fifo", "pbs"}) {
+    const Outcome r = cli("analyze " + model + " " + sys);
+    EXPECT_EQ(r.code, 2) << model << ": " << r.err;
+    EXPECT_NE(r.err.find("format = \"gpurt/system@1\": must be \"gpurt/" + model +
+                         "@1\"; this is a task system: `gpurt convert FILE --to " + model + "`"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
 // CLI11 alone reads an empty value as 0 (`--trials ''` ran zero trials): refused before parsing.
 TEST_F(Cli, EmptyValuesAreBadInputNamingTheirOption) {
   const std::string sys = GPURT_SOURCE_DIR "/examples/system/four-identical.json";

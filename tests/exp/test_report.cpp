@@ -8,6 +8,7 @@
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/report.hpp"
 #include "gpurt/exp/report_html.hpp"
+#include "gpurt/model/system.hpp"
 #include "report_two_tasks.hpp"
 
 namespace gpurt {
@@ -65,6 +66,17 @@ TEST(Report, TheDefaultHorizonIsShortenedToBoundTheJobsToo) {
   EXPECT_EQ(r.horizon, Nanos{2'000'000});
   EXPECT_TRUE(r.horizon_capped);
   ASSERT_EQ(r.simulated.size(), 1u);
+}
+
+// RTGPU's virtual SMs are persistent blocks, virtual_sms_per_sm of them on every SM: a platform
+// that holds fewer blocks per SM gets no RTGPU bound (it used to be "schedulable" while the
+// simulation of the same policy was refused).
+TEST(Report, RtgpuDoesNotApplyWhereAnSmHoldsFewerBlocksThanVirtualSms) {
+  Json doc = Json::parse(kTwoTasks);
+  doc["platform"] = Json::parse(R"({"preset": "rtx3060ti", "max_blocks": 1})");
+  const Derived<RtgpuSystem> d = to_rtgpu(parse_system(doc, "one-block.json"));
+  EXPECT_FALSE(d.applies());
+  EXPECT_EQ(d.why, "RTGPU runs 2 persistent blocks per SM (virtual_sms_per_sm) and rtx3060ti holds 1");
 }
 
 TEST(Report, SimulatedMaximaStayUnderTheirBounds) {

@@ -73,6 +73,12 @@ TEST(Platform, BadPlatformsAreClearErrors) {
             "p.json: platform = \"rtx4090\": unknown platform preset (presets: gtx1070, rtx2080ti, "
             "rtx3060ti, gtx1080ti, jetson-tx1, jetson-tx2, radeon-vii, h100, h200)");
   EXPECT_EQ(error_of(R"({"preset": "h100", "sms": 0})"), "p.json: platform.sms = 0: must be in 1..65536");
+  // The largest block fits in one SM: said explicitly, a larger one is refused; inherited from
+  // a preset whose max_threads is lowered, it follows it down.
+  EXPECT_EQ(error_of(R"({"preset": "h100", "max_threads": 512, "max_threads_per_block": 1024})"),
+            "p.json: platform.max_threads_per_block = 1024: exceeds max_threads 512 (the threads of one SM)");
+  EXPECT_EQ(parse(R"({"preset": "rtx3060ti", "max_threads": 64})").max_threads_per_block, 64);
+  EXPECT_EQ(parse(R"({"preset": "rtx3060ti"})").max_threads_per_block, 1024);
   EXPECT_EQ(error_of(R"({"preset": "h100", "shared_memory": 0})"),
             "p.json: platform.shared_memory = 0: must be in 1..1099511627776");
   EXPECT_EQ(error_of(R"({"preset": "h100", "registers": 0})"),

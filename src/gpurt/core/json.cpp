@@ -294,7 +294,16 @@ TimeUnit read_time_unit(const JsonNode& root, TimeUnit fallback) {
 void expect_format(const JsonNode& root, std::string_view expected) {
   if (!root.is_object()) root.fail("must be a JSON object");
   const JsonNode format = root.at("format");
-  if (format.as_string() != expected) format.fail(fmt::format("must be \"{}\"", expected));
+  const std::string actual = format.as_string();
+  if (actual == expected) return;
+  if (actual == "gpurt/system@1" && expected.rfind("gpurt/", 0) == 0) {
+    // A task system: the models of the other formats are derived from it.
+    const std::string_view model = expected.substr(6, expected.find('@') - 6);
+    format.fail(fmt::format("must be \"{}\"; this is a task system: `gpurt convert FILE --to {}` writes the "
+                            "{} model of it (or give it to `gpurt report`)",
+                            expected, model, model));
+  }
+  format.fail(fmt::format("must be \"{}\"", expected));
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

@@ -12,8 +12,8 @@ namespace gpurt {
 FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
   const JsonNode root(document, file);
   if (!root.is_object()) root.fail("must be a JSON object");
-  root.expect_object({"format", "time_unit", "gpu_threads", "platform", "max_block", "tasks"});
   expect_format(root, "gpurt/fifo@1");
+  root.expect_object({"format", "time_unit", "gpu_threads", "platform", "max_block", "tasks"});
   FifoSystem s;
   s.time_unit = read_time_unit(root, TimeUnit::ms);
   const auto threads = root.find("gpu_threads");

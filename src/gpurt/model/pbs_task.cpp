@@ -129,8 +129,8 @@ Nanos pbs_hyperperiod(const PbsSystem& system, std::int64_t max_jobs_per_task) {
 PbsSystem parse_pbs_system(const Json& document, const std::string& file) {
   const JsonNode root(document, file);
   if (!root.is_object()) root.fail("must be a JSON object");
-  root.expect_object({"format", "time_unit", "platform", "tasks", "batches"});
   expect_format(root, kFormat);
+  root.expect_object({"format", "time_unit", "platform", "tasks", "batches"});
   PbsSystem system;
   system.time_unit = read_time_unit(root);
   system.platform = parse_platform(root.at("platform"));

@@ -48,6 +48,14 @@ void read_fields(const JsonNode& node, Platform& p, bool all_required) {
   if (auto v = node.find("partition_unit")) p.partition_unit = static_cast<int>(v->as_int_in(1, 65536));
   if (auto v = node.find("copy_engines")) p.copy_engines = static_cast<int>(v->as_int_in(0, 64));
   if (auto v = node.find("shader_engines")) p.shader_engines = static_cast<int>(v->as_int_in(0, 64));
+  // A block no SM can hold is not a platform: the largest block fits within one SM. Unless the
+  // file says otherwise, it is the smaller of the two (a preset's 1024 under "max_threads": 64).
+  if (p.max_threads_per_block > p.max_threads) {
+    if (auto v = node.find("max_threads_per_block")) {
+      v->fail(fmt::format("exceeds max_threads {} (the threads of one SM)", p.max_threads));
+    }
+    p.max_threads_per_block = p.max_threads;
+  }
   // Over a preset, a model section changes the keys it names and keeps the preset's others,
   // as the platform's own fields do.
   if (auto v = node.find("model")) p.model = parse_perf_params(*v, p.model);

@@ -107,8 +107,8 @@ std::vector<std::size_t> priority_order(const RtgpuSystem& system) {
 RtgpuSystem parse_rtgpu_system(const Json& document, const std::string& file) {
   const JsonNode root(document, file);
   if (!root.is_object()) root.fail("must be a JSON object");
-  root.expect_object({"format", "time_unit", "platform", "virtual_sms_per_sm", "tasks"});
   expect_format(root, kFormat);
+  root.expect_object({"format", "time_unit", "platform", "virtual_sms_per_sm", "tasks"});
   RtgpuSystem s;
   s.time_unit = read_time_unit(root, TimeUnit::ms);
   s.platform = parse_platform(root.at("platform"));

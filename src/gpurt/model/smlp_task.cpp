@@ -71,8 +71,8 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTimin
 SmlpSystem parse_smlp_system(const Json& document, const std::string& file) {
   const JsonNode root(document, file);
   if (!root.is_object()) root.fail("must be a JSON object");
-  root.expect_object({"format", "time_unit", "platform", "rho", "tasks"});
   expect_format(root, kFormat);
+  root.expect_object({"format", "time_unit", "platform", "rho", "tasks"});
   SmlpSystem system;
   system.time_unit = read_time_unit(root);
   system.platform = parse_platform(root.at("platform"));

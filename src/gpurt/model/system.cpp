@@ -208,9 +208,9 @@ int SystemTask::kernels() const {
 System parse_system(const Json& document, const std::string& file) {
   const JsonNode root(document, file);
   if (!root.is_object()) root.fail("must be a JSON object");
+  expect_format(root, kFormat);
   root.expect_object({"format", "time_unit", "platform", "rho", "virtual_sms_per_sm", "gpu_threads",
                       "max_block", "tasks", "batches"});
-  expect_format(root, kFormat);
   System s;
   s.time_unit = read_time_unit(root);
   s.platform = parse_platform(root.at("platform"));
