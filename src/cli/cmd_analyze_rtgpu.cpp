@@ -121,6 +121,7 @@ void run_rtgpu(const RtgpuArgs& a) {
 struct FifoArgs {
   std::string file;
   bool json = false;
+  bool check = false;
   std::int64_t simulate = 0;
   std::uint64_t seed = 1;
   bool seeded = false;  ///< --seed given: random first releases
@@ -165,6 +166,7 @@ std::string fifo_simulation_table(const FifoSystem& s, const FifoSimResult& sim,
 void run_fifo(const FifoArgs& a) {
   const FifoSystem system = load_fifo_system(a.file);
   const FifoResult r = analyse_fifo(system);
+  if (a.check && (r.at_or_above_limit || r.overloaded)) exit_status() = 1;
   std::optional<FifoSimResult> sim;
   if (a.simulate > 0) {
     // The simulator counts threads in int: a larger pool is bad input for --simulate, not a failure.
@@ -234,6 +236,9 @@ void add_analyze_rtgpu(CLI::App& analyze) {
   auto fargs = std::make_shared<FifoArgs>();
   fifo->add_option("FILE", fargs->file, "gpurt/fifo@1 task file")->required();
   fifo->add_flag("--json", fargs->json, "Print JSON instead of text");
+  fifo->add_flag("--check", fargs->check,
+                 "Exit 1 when U_sum >= m - b_max + 1 (Theorem 1: response times may grow without bound); "
+                 "below it the seed proves no bound, so exit 0 is no guarantee");
   auto* simulate =
       fifo->add_option("--simulate", fargs->simulate,
                        "Simulate N jobs per task on the block-level simulator (one pool of m threads)")
