@@ -105,7 +105,8 @@ void run_report(const ReportArgs& a) {
     std::size_t start = 0;
     while (start <= p.size()) {
       const std::size_t comma = std::min(p.find(',', start), p.size());
-      if (comma > start) o.policies.push_back(p.substr(start, comma - start));
+      if (comma == start) throw InputError("command line", "--policies", p, "holds an empty policy name");
+      o.policies.push_back(p.substr(start, comma - start));
       start = comma + 1;
     }
   }
@@ -113,6 +114,10 @@ void run_report(const ReportArgs& a) {
     const auto h = to_nanos(a.horizon, system.time_unit, Rounding::up);
     if (!h) throw InputError("command line", "--horizon", fmt::format("{}", a.horizon), "is out of range");
     o.horizon = *h;
+  }
+  if (a.k < 1 || a.k > system.platform.units()) {
+    throw InputError("command line", "--k", std::to_string(a.k),
+                     fmt::format("must be 1..{} (the units of {})", system.platform.units(), system.platform.id));
   }
   o.k = a.k;
   o.record_jobs = !a.html.empty();

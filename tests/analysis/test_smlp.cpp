@@ -48,14 +48,26 @@ TEST(SmlpAllowedSizes, EquationFourIsASetNotAPrefix) {
 TEST(SmlpAllowedSizes, BoundaryAreaIsAdmittedDespiteBinaryRho) {
   // 1.2 is stored below its decimal value, as 1.1999999999999999556, so ρ·A(1) computed in
   // binary is 1199999.99999999995... ns, just under A(2) = 2·600 µs = 1200000 ns, which equals
-  // 1.2·A(1) exactly: only eq. (4)'s slack admits it. (1.3 would not test this: it is stored
-  // above its decimal value, as 1.3000000000000000444.)
+  // 1.2·A(1) exactly: eq. (4) compares with ρ as the decimal written. (1.3 would not test this:
+  // it is stored above its decimal value, as 1.3000000000000000444.)
   EXPECT_LT(static_cast<long double>(1.2) * 1000000.0L, 1200000.0L);
   EXPECT_EQ(allowed_sizes_by_rho(us({1000, 600}), 1.2), (std::vector<int>{1, 2}));
   EXPECT_EQ(allowed_sizes_by_rho(us({1000, 601}), 1.2), (std::vector<int>{1}));
   // The same with 1.4 (stored as 1.3999999999999999112) and A(2) = 1400 µs.
   EXPECT_EQ(allowed_sizes_by_rho(us({1000, 700}), 1.4), (std::vector<int>{1, 2}));
   EXPECT_EQ(allowed_sizes_by_rho(us({1000, 701}), 1.4), (std::vector<int>{1}));
+  // Exact to the nanosecond, with no slack: ρ = 1, L(1) = 10^9 ns, L(7) = 142857143 ns gives
+  // A(7) = 1000000001 > A(1): 7 is not allowed (a relative slack of 1e-9 admitted it).
+  std::vector<Nanos> l(7, Nanos{1'000'000'000});
+  l[6] = Nanos{142'857'143};
+  EXPECT_EQ(allowed_sizes_by_rho(l, 1.0), (std::vector<int>{1}));
+  l[6] = Nanos{142'857'142};  // A(7) = 999999994
+  EXPECT_EQ(allowed_sizes_by_rho(l, 1.0), (std::vector<int>{1, 7}));
+  // 1.15 (stored below its decimal) with A(2) = 1150 ns exactly, and 1 ns more.
+  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{575}}, 1.15), (std::vector<int>{1, 2}));
+  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{576}}, 1.15), (std::vector<int>{1}));
+  // A ρ with more decimals than a file writes falls back to the binary product.
+  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{500}}, 1.0000000000000002), (std::vector<int>{1, 2}));
 }
 
 TEST(SmlpGrant, LargestAllowedSizeNotAboveFreeUnits) {

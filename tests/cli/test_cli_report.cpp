@@ -76,6 +76,15 @@ TEST_F(ReportCli, BadInputExitsTwoAndWritesNothing) {
   EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
   r = cli("report " + file + " --horizon nan");
   EXPECT_EQ(r.code, 2);
+  // --k beyond the platform's 19 units is refused (it was clamped silently), as is an empty
+  // policy name (",", which used to run every policy).
+  r = cli("report " + file + " --k 30");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--k = 30: must be 1..19 (the units of rtx3060ti)"), std::string::npos) << r.err;
+  r = cli("report " + file + " --policies ,");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--policies = ,: holds an empty policy name"), std::string::npos) << r.err;
+  EXPECT_EQ(cli("report " + file + " --k 19 --policies kx").code, 0);
 }
 
 }  // namespace

@@ -116,6 +116,29 @@ TEST(SmlpLock, GrantsLargestAllowedSizeThatFitsLowestUnitsFirst) {
   EXPECT_EQ(gpurt::mask_units(g4.mask()), (std::vector<int>{4, 5, 6}));
 }
 
+// Moving a guard hands its units over once: assigning a new grant to a guard returns the units it
+// held, and a moved-from guard returns nothing when it goes. With 4 units: g = {1, 2} -> 2 units
+// (0, 1); g = another {1, 2} grant (2, 3) returns 0, 1 first; after g.release() all 4 are free.
+TEST(SmlpGuard, MoveAndAssignmentHandUnitsOverOnce) {
+  Named n;
+  gpurt::SmlpLock lock(n.name, 4);
+  const int two[] = {1, 2}, four[] = {1, 4};
+  gpurt::SmlpGuard g = lock.lock(two);
+  EXPECT_EQ(g.units(), 2);
+  g = lock.lock(two);  // units 2, 3; the old 0, 1 come back
+  EXPECT_EQ(gpurt::mask_units(g.mask()), (std::vector<int>{2, 3}));
+  {
+    gpurt::SmlpGuard moved(std::move(g));
+    EXPECT_FALSE(g.owns());  // NOLINT(bugprone-use-after-move): checking the moved-from state
+    EXPECT_EQ(moved.units(), 2);
+    auto other = lock.lock(two);  // 0 and 1 are free again
+    EXPECT_EQ(gpurt::mask_units(other.mask()), (std::vector<int>{0, 1}));
+  }  // `moved` and `other` return their units; the moved-from g returns nothing
+  g.release();
+  auto all = lock.lock(four);
+  EXPECT_EQ(all.units(), 4);
+}
+
 TEST(SmlpLock, GrantsAndReturnsUnitsInEveryMaskWord) {
   Named n;
   gpurt::SmlpLock lock(n.name, 256);

@@ -132,6 +132,52 @@ TEST(Engine, CopyEnginesSerialiseByDirection) {
   EXPECT_DOUBLE_EQ(end("d2h"), 0.001);
 }
 
+// Time slicing by hand (TX2: 2 SMs of 2048 threads). A: 40 blocks of 1024 threads × 1 ms, 4 at a
+// time: 10 waves. B: 1 × 256 × 1 ms, released at 0.5 ms, in another context. A's 2.5 ms slice
+// ends at 2.5 ms: A hands out no more blocks and drains, its third wave ending at 3 ms; B runs
+// [3, 4] ms; A, the only context with work, resumes and runs its 7 remaining waves: ends at 11 ms.
+// Without the drain B would wait for all of A (10 ms). With a 0.2 ms context switch, paid at
+// every switch but not by the first context: A starts at 0, B at 3.2 ms, A again at 4.4 ms.
+TEST(Engine, ASliceEndDrainsTheContextAndTheNextOnePaysTheSwitch) {
+  const auto run = [](const std::string& sim) {
+    return run_text(scenario({spin("A", 1024, 40, 1'000'000), spin("B", 256, 1, 1'000'000, 0.0005)},
+                             R"(, "use_processes": true, "gpurt_sim": {"time_slice_ns": 2500000)" + sim + "}"),
+                    tx2());
+  };
+  const SimResult r = run("");
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "A")), 0.0);
+  EXPECT_NEAR(first_start(kernel(r, "B")), 0.003, 1e-12);
+  EXPECT_NEAR(last_end(kernel(r, "B")), 0.004, 1e-12);
+  EXPECT_NEAR(last_end(kernel(r, "A")), 0.011, 1e-12);
+  const SimResult sw = run(R"(, "context_switch_ns": 200000)");
+  EXPECT_DOUBLE_EQ(first_start(kernel(sw, "A")), 0.0);
+  EXPECT_NEAR(first_start(kernel(sw, "B")), 0.0032, 1e-12);
+  EXPECT_NEAR(last_end(kernel(sw, "A")), 0.0044 + 0.007, 1e-12);
+}
+
+// A GPU with one copy engine (the TX2) serialises copies of both directions on it: three 12 MB
+// copies at 12 GB/s end at 1, 2 and 3 ms (with two engines the device-to-host one ends at 1 ms).
+TEST(Engine, OneCopyEngineSerialisesBothDirections) {
+  const auto copy = [](const char* name, const char* dir) {
+    return fmt::format(R"({{"filename": "stream_action.so", "log_name": "{0}.json", "label": "{0}",
+        "thread_count": 32, "block_count": 1, "release_time": 0, "additional_info": {{"actions": [
+          {{"type": "memcpy", "parameters": {{"size": 12000000, "direction": "{1}"}}}}]}}}})",
+                       name, dir);
+  };
+  ASSERT_EQ(tx2().copy_engines, 1);
+  const SimResult r = run_text(scenario({copy("h2d-a", "hostToDevice"), copy("h2d-b", "hostToDevice"),
+                                         copy("d2h", "deviceToHost")},
+                                        R"(, "gpurt_sim": {"copy_bandwidth_bytes_per_s": 12e9})"),
+                               tx2());
+  std::vector<double> ends;
+  for (const auto& inst : r.trace.instances) ends.push_back(s(inst.iterations[0].execute_end));
+  std::sort(ends.begin(), ends.end());
+  ASSERT_EQ(ends.size(), 3u);
+  EXPECT_DOUBLE_EQ(ends[0], 0.001);
+  EXPECT_DOUBLE_EQ(ends[1], 0.002);
+  EXPECT_DOUBLE_EQ(ends[2], 0.003);
+}
+
 TEST(Engine, CounterSpinUsesTheStatedCalibration) {
   const std::string b = R"({"filename": "counter_spin.so", "log_name": "c.json", "label": "c",
       "thread_count": 128, "block_count": 1, "additional_info": 1000000})";

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,7 +23,7 @@ Nanos checked(Wide value, std::string_view what) {
 }
 
 std::string describe_time(Nanos t, TimeUnit unit) {
-  return fmt::format("{:g} {}", from_nanos(t, unit), to_string(unit));
+  return fmt::format("{} {}", from_nanos(t, unit), to_string(unit));  // shortest exact: 1e+12 hid the ns
 }
 
 void check_task(const SmlpTask& task, int units) {
@@ -45,16 +48,62 @@ void check_task(const SmlpTask& task, int units) {
 
 }  // namespace
 
+namespace {
+
+// ρ as the decimal a file writes it (the shortest that reads back to the same double), as
+// numerator / 10^scale; nullopt when it is not a short decimal (scale > 12 or more than 17
+// digits), which a file's ρ such as 1.1 or 1.15 never is.
+std::optional<std::pair<Wide, int>> short_decimal(double rho) {
+  const std::string text = fmt::format("{}", rho);  // shortest round trip: "1.15", "2", "1e+20"
+  Wide num = 0;
+  int scale = 0, digits = 0, exponent = 0;
+  bool fraction = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.') {
+      fraction = true;
+    } else if (c >= '0' && c <= '9') {
+      if (++digits > 17) return std::nullopt;
+      num = num * 10 + (c - '0');
+      if (fraction) ++scale;
+    } else if (c == 'e') {
+      exponent = std::stoi(text.substr(i + 1));
+      break;
+    } else {
+      return std::nullopt;  // a sign, inf or nan: not a file's ρ >= 1
+    }
+  }
+  scale -= exponent;
+  for (; scale < 0; ++scale) {
+    if (num > Wide{1} << 100) return std::nullopt;
+    num *= 10;
+  }
+  if (scale > 12) return std::nullopt;
+  return std::pair{num, scale};
+}
+
+}  // namespace
+
 std::vector<int> allowed_sizes_by_rho(std::span<const Nanos> wcet_by_units, double rho) {
   std::vector<int> sizes;
   if (wcet_by_units.empty()) return sizes;
-  // eq. (4): S_i = { k | A(i,k) <= A(i,1)·ρ_i }, with A(i,k) = k·L(i,k).
-  const long double limit =
-      static_cast<long double>(wcet_by_units[0].count()) * static_cast<long double>(rho) * (1.0L + 1e-9L);
+  // eq. (4): S_i = { k | A(i,k) <= A(i,1)·ρ_i }, with A(i,k) = k·L(i,k), ρ_i the decimal written:
+  // k·L(i,k)·10^scale <= L(i,1)·num exactly (1.2 is stored as 1.19999999999999995559, so a
+  // binary product would drop an area of exactly 1.2·A(i,1)). Both sides stay below 2^120:
+  // L < 2^63, k <= 2^16, 10^12 < 2^40, num < 10^17 < 2^57.
+  const auto decimal = short_decimal(rho);
+  const Wide l1 = wcet_by_units[0].count();
   for (std::size_t i = 0; i < wcet_by_units.size(); ++i) {
-    const long double area =
-        static_cast<long double>(i + 1) * static_cast<long double>(wcet_by_units[i].count());
-    if (i == 0 || area <= limit) sizes.push_back(static_cast<int>(i + 1));
+    const Wide area = static_cast<Wide>(i + 1) * wcet_by_units[i].count();
+    bool fits = false;
+    if (decimal) {
+      Wide scaled = area;
+      for (int d = 0; d < decimal->second; ++d) scaled *= 10;
+      fits = scaled <= l1 * decimal->first;
+    } else {
+      fits = static_cast<long double>(area) <= static_cast<long double>(l1) * static_cast<long double>(rho);
+    }
+    if (i == 0 || fits) sizes.push_back(static_cast<int>(i + 1));
   }
   return sizes;
 }
