@@ -171,8 +171,9 @@ void add_analyze_pbs(CLI::App& analyze) {
   pbs->add_option("--max-seconds", args->max_seconds,
                   "GPUSched: stop after this many seconds, then exit 1 (default 30; 0 = no limit)")
       ->check(CLI::Range(0.0, 1e9));
-  pbs->add_option("--max-jobs", args->max_jobs,
-                  "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000; about 0.5 KiB a job)")
+  pbs->add_option(
+         "--max-jobs", args->max_jobs,
+         "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000; about 0.5 KiB a job)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   pbs->add_flag("--no-merge", args->no_merge,
                 "GPUSched: merge no vertex at all (every eligible order its own vertex: the tree of the "

@@ -35,7 +35,8 @@ void run_plot(const PlotArgs& a) {
   if (!a.perfetto.empty()) check_output_file(a.perfetto, "--perfetto");
   if (!a.cdf.empty()) check_output_file(a.cdf, "--cdf");
   check_distinct_outputs({{"--svg", a.svg}, {"--perfetto", a.perfetto}, {"--cdf", a.cdf}});
-  for (const auto& [option, path] : {std::pair{"--svg", a.svg}, {"--perfetto", a.perfetto}, {"--cdf", a.cdf}}) {
+  for (const auto& [option, path] :
+       {std::pair{"--svg", a.svg}, {"--perfetto", a.perfetto}, {"--cdf", a.cdf}}) {
     if (path.empty()) continue;
     check_output_not_input(path, a.results, option);
     for (const std::string& dir : a.compare) check_output_outside(path, dir, option);

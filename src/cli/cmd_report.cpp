@@ -116,8 +116,9 @@ void run_report(const ReportArgs& a) {
     o.horizon = *h;
   }
   if (a.k < 1 || a.k > system.platform.units()) {
-    throw InputError("command line", "--k", std::to_string(a.k),
-                     fmt::format("must be 1..{} (the units of {})", system.platform.units(), system.platform.id));
+    throw InputError(
+        "command line", "--k", std::to_string(a.k),
+        fmt::format("must be 1..{} (the units of {})", system.platform.units(), system.platform.id));
   }
   o.k = a.k;
   o.record_jobs = !a.html.empty();

@@ -37,11 +37,10 @@ void run_play(const PlayArgs& a) {
   PbsSystem system = load_pbs_system(a.file);
   apply_model_option(system.platform, a.model);
   const std::string model = model_in_force(system.platform);
-  const PbsResult analysis =
-      analyse_pbs(system, {.policy = *policy,
-                           .max_vertices = a.max_vertices,
-                           .max_seconds = a.max_seconds,
-                           .max_jobs = a.max_jobs});
+  const PbsResult analysis = analyse_pbs(system, {.policy = *policy,
+                                                  .max_vertices = a.max_vertices,
+                                                  .max_seconds = a.max_seconds,
+                                                  .max_jobs = a.max_jobs});
   if (!analysis.complete) {
     const bool by_time = analysis.stopped_by == "max-seconds";
     const std::string option = by_time ? "--max-seconds" : "--max-vertices";

@@ -130,7 +130,9 @@ void add_sweep_pbs(CLI::App& app) {
   cmd->add_option("--tasks-min", a->tasks_min, "Figure 5b: fewest tasks (default 2)");
   cmd->add_option("--tasks-max", a->tasks_max, "Figure 5b: most tasks (default 10)")
       ->check(CLI::Range(1, 32));
-  cmd->add_option("--max-vertices", o.max_vertices, "GPUSched vertex cap per analysis (default 5000000; about 2 GB at the cap, times --threads)")
+  cmd->add_option(
+         "--max-vertices", o.max_vertices,
+         "GPUSched vertex cap per analysis (default 5000000; about 2 GB at the cap, times --threads)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
   cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);

@@ -202,7 +202,8 @@ namespace gpurt {
 namespace {
 
 PbsSystem two_sm_system(const std::string& tasks, const std::string& unit = "us") {
-  Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": ")" + unit + R"(", "tasks": )" + tasks + "}");
+  Json doc =
+      Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": ")" + unit + R"(", "tasks": )" + tasks + "}");
   doc["platform"] = test::two_sm_platform();
   return parse_pbs_system(doc, "two-sm.json");
 }
@@ -254,12 +255,14 @@ TEST(PbsModelRules, AloneAJobTakesCInCompanyCeilOfCTimesS) {
   EXPECT_EQ(r.table[0].end.count(), 30'000);
   const PbsJobs quarter(two_sm_system(R"([
       {"name": "a", "period": 100, "wcet": 3, "blocks": 1, "threads": 64, "slowdown": 1.25},
-      {"name": "b", "period": 100, "wcet": 1, "blocks": 1, "threads": 64}])", "ns"));
+      {"name": "b", "period": 100, "wcet": 1, "blocks": 1, "threads": 64}])",
+                                      "ns"));
   EXPECT_EQ(quarter.completion(0b01), 3);
   EXPECT_EQ(quarter.completion(0b11), 4);  // ceil(3.75)
   const PbsJobs tenth(two_sm_system(R"([
       {"name": "a", "period": 1000, "wcet": 100, "blocks": 1, "threads": 64, "slowdown": 1.1},
-      {"name": "b", "period": 1000, "wcet": 1, "blocks": 1, "threads": 64}])", "ns"));
+      {"name": "b", "period": 1000, "wcet": 1, "blocks": 1, "threads": 64}])",
+                                    "ns"));
   EXPECT_EQ(tenth.completion(0b11), 110);
 }
 

@@ -100,10 +100,10 @@ TEST(RtgpuTheorem56, SumsPast63BitsSaturateToNotSchedulable) {
     gpu += std::string(i ? ", " : "") + R"({"work": [1e15, 1e15], "alpha": 100})";
   const RtgpuSystem s = parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ns",
     "platform": {"preset": "gtx1080ti", "sms": 1}, "virtual_sms_per_sm": 1,
-    "tasks": [{"name": "big", "period": 1e15, "cpu": [)" + cpu + R"(], "copy": [)" + copy +
-                              R"(], "gpu": [)" + gpu + "]}]}");
-  for (RtgpuMethod method : {RtgpuMethod::rtgpu, RtgpuMethod::stgm, RtgpuMethod::self_suspension,
-                             RtgpuMethod::gcaps_rr}) {
+    "tasks": [{"name": "big", "period": 1e15, "cpu": [)" +
+                              cpu + R"(], "copy": [)" + copy + R"(], "gpu": [)" + gpu + "]}]}");
+  for (RtgpuMethod method :
+       {RtgpuMethod::rtgpu, RtgpuMethod::stgm, RtgpuMethod::self_suspension, RtgpuMethod::gcaps_rr}) {
     const RtgpuResult r = analyse_rtgpu(s, {method});
     EXPECT_FALSE(r.schedulable) << static_cast<int>(method);
     ASSERT_EQ(r.tasks.size(), 1u);

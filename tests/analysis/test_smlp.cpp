@@ -64,10 +64,12 @@ TEST(SmlpAllowedSizes, BoundaryAreaIsAdmittedDespiteBinaryRho) {
   l[6] = Nanos{142'857'142};  // A(7) = 999999994
   EXPECT_EQ(allowed_sizes_by_rho(l, 1.0), (std::vector<int>{1, 7}));
   // 1.15 (stored below its decimal) with A(2) = 1150 ns exactly, and 1 ns more.
-  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{575}}, 1.15), (std::vector<int>{1, 2}));
+  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{575}}, 1.15),
+            (std::vector<int>{1, 2}));
   EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{576}}, 1.15), (std::vector<int>{1}));
   // A ρ with more decimals than a file writes falls back to the binary product.
-  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{500}}, 1.0000000000000002), (std::vector<int>{1, 2}));
+  EXPECT_EQ(allowed_sizes_by_rho(std::vector<Nanos>{Nanos{1000}, Nanos{500}}, 1.0000000000000002),
+            (std::vector<int>{1, 2}));
 }
 
 TEST(SmlpGrant, LargestAllowedSizeNotAboveFreeUnits) {

@@ -327,7 +327,8 @@ TEST_F(Cli, OutputsThatAreInputsDevicesOrEachOtherAreRefusedAndLinksWrittenThrou
   fs::create_symlink(path("fifo"), path("to-fifo.svg"));
   EXPECT_EQ(cli(chart + path("to-fifo.svg")).code, 2);
   // convert and report refuse to overwrite their input; report's HTML stays out of --measured.
-  const std::string sys = write("s.json", gpurt::read_text_file(GPURT_SOURCE_DIR "/examples/system/four-identical.json"));
+  const std::string sys =
+      write("s.json", gpurt::read_text_file(GPURT_SOURCE_DIR "/examples/system/four-identical.json"));
   Outcome r = cli("convert " + sys + " --to system --out " + sys);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("is also an input"), std::string::npos) << r.err;
@@ -349,7 +350,8 @@ TEST_F(Cli, PlotRefusesOneFileForTwoOutputsAndAnInputAsOutput) {
   const std::string results = path("r") + "/*.json";
   Outcome r = cli("plot " + results + " --svg " + path("same.svg") + " --cdf " + path("same.svg"));
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("--cdf = " + path("same.svg") + ": is also the file of --svg"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--cdf = " + path("same.svg") + ": is also the file of --svg"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(path("same.svg")));
   std::string first;
   for (const auto& e : fs::directory_iterator(path("r")))
@@ -369,10 +371,11 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
   EXPECT_NE(r.err.find("/dev/zero: is larger than 268435456 bytes"), std::string::npos) << r.err;
   r = cli("analyze smlp " + kExample);
   EXPECT_EQ(r.code, 0);
-  const std::string limited = "GPURT_MAX_INPUT_BYTES=100 " + std::string(GPURT_CLI) + " analyze smlp " + kExample +
-                              " >" + path("o") + " 2>" + path("e");
+  const std::string limited = "GPURT_MAX_INPUT_BYTES=100 " + std::string(GPURT_CLI) + " analyze smlp " +
+                              kExample + " >" + path("o") + " 2>" + path("e");
   EXPECT_EQ(WEXITSTATUS(std::system(limited.c_str())), 2);
-  EXPECT_NE(read("e").find("is larger than 100 bytes (GPURT_MAX_INPUT_BYTES raises the limit)"), std::string::npos)
+  EXPECT_NE(read("e").find("is larger than 100 bytes (GPURT_MAX_INPUT_BYTES raises the limit)"),
+            std::string::npos)
       << read("e");
   EXPECT_EQ(read("o"), "");
   const std::string full = std::string(GPURT_CLI) + " platforms >/dev/full 2>" + path("e");

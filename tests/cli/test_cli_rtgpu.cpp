@@ -79,7 +79,8 @@ TEST_F(RtgpuCli, FifoExample2) {
   // --check: exit 1 in Theorem 1's region (U_sum 3784.7 >= 3073), 0 below it (one task of the
   // example's C/T with a 1-thread grid: U_sum far below the limit).
   EXPECT_EQ(cli("analyze fifo " GPURT_SOURCE_DIR "/examples/fifo/example2.json --check").code, 1);
-  const std::string light = write("light.json", R"({"format": "gpurt/fifo@1", "time_unit": "ms", "gpu_threads": 4096,
+  const std::string light =
+      write("light.json", R"({"format": "gpurt/fifo@1", "time_unit": "ms", "gpu_threads": 4096,
     "tasks": [{"name": "a", "wcet": 1, "period": 10, "grid": 2, "block": 512}]})");
   const Outcome ok = cli("analyze fifo " + light + " --check");
   EXPECT_EQ(ok.code, 0) << ok.err;

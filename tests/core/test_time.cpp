@@ -60,7 +60,8 @@ TEST(Time, SaturatingSumsAndProductsStopAtTheUnboundedTime) {
   EXPECT_EQ(saturating_mul(3, Nanos{5}), Nanos{15});
   EXPECT_EQ(saturating_mul(0, Nanos{INT64_MAX}), Nanos{0});
   EXPECT_EQ(saturating_mul(INT64_MAX, Nanos{0}), Nanos{0});
-  EXPECT_EQ(saturating_mul(std::int64_t{1} << 31, Nanos{std::int64_t{1} << 31}), Nanos{std::int64_t{1} << 62});
+  EXPECT_EQ(saturating_mul(std::int64_t{1} << 31, Nanos{std::int64_t{1} << 31}),
+            Nanos{std::int64_t{1} << 62});
   EXPECT_EQ(saturating_mul(std::int64_t{1} << 40, Nanos{std::int64_t{1} << 40}), kUnboundedTime);
   EXPECT_EQ(saturating_mul((std::int64_t{1} << 31) - 1, Nanos{std::int64_t{1} << 31}),
             Nanos{(std::int64_t{1} << 62) - (std::int64_t{1} << 31)});

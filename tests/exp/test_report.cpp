@@ -60,6 +60,9 @@ TEST(Report, TheDefaultHorizonIsShortenedToBoundTheJobsToo) {
   doc["tasks"][1]["deadline"] = 1e9;
   const System s = parse_system(doc, "far.json");
   EXPECT_EQ(default_report_horizon(s), Nanos{1'000'000'000'000});  // one longest period
+  // The horizon alone (make_report would simulate a billion jobs if the rule broke).
+  ASSERT_EQ(report_horizon(s, {}), (std::pair<Nanos, bool>{Nanos{2'000'000}, true}));
+  EXPECT_EQ(report_horizon(two_tasks(), {}), (std::pair<Nanos, bool>{Nanos{2'000'000}, false}));
   ReportOptions o;
   o.policies = {"be"};
   const Report r = make_report(s, o);

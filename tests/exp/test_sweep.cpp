@@ -208,7 +208,7 @@ TEST_F(Sweep, ResumeAndMergeRefuseNonFiniteValues) {
   std::string b = run_sweep(synthetic(), {.shard_index = 2, .shard_count = 2}).csv;
   const std::string row = complete_csv_lines(b)[1].text;  // point 1
   b.replace(b.find(row), row.size(), row.substr(0, row.rfind(',')) + ",nan");
-  EXPECT_EQ(merge_error({{"a.csv", a}, {"b.csv", b}}), 
+  EXPECT_EQ(merge_error({{"a.csv", a}, {"b.csv", b}}),
             "b.csv: line 2.sum = nan: is not a finite number; no sweep writes it");
 }
 

@@ -118,14 +118,18 @@ TEST(PbsTaskFile, RefusesAHyperperiodWhoseJobsNeedMoreThan2To60Ns) {
             std::string::npos)
       << error_of(j);
   // 2^60 ns of work is allowed; one task of that wcet every 2^61 ns loads.
-  j["tasks"] = Json::array({Json{{"name", "a"}, {"period", 2305843009213693952.0}, {"wcet", 1152921504606846976.0},
-                                 {"blocks", 1}, {"threads", 64}}});
+  j["tasks"] = Json::array({Json{{"name", "a"},
+                                 {"period", 2305843009213693952.0},
+                                 {"wcet", 1152921504606846976.0},
+                                 {"blocks", 1},
+                                 {"threads", 64}}});
   EXPECT_EQ(error_of(j), "no error");
   j["tasks"][0]["slowdown"] = 1.5;  // in company it would need 1.5 × 2^60
   EXPECT_NE(error_of(j).find("more than 2^60 ns"), std::string::npos) << error_of(j);
   j = base();
   j["batches"][0]["completion"] = 2e15;  // us: 2e18 ns, past 2^60 ns
-  EXPECT_NE(error_of(j).find("s.json: batches[0].completion = 2e+15: is more than 2^60 ns"), std::string::npos)
+  EXPECT_NE(error_of(j).find("s.json: batches[0].completion = 2e+15: is more than 2^60 ns"),
+            std::string::npos)
       << error_of(j);
 }
 

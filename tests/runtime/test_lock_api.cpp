@@ -117,26 +117,32 @@ TEST(SmlpLock, GrantsLargestAllowedSizeThatFitsLowestUnitsFirst) {
 }
 
 // Moving a guard hands its units over once: assigning a new grant to a guard returns the units it
-// held, and a moved-from guard returns nothing when it goes. With 4 units: g = {1, 2} -> 2 units
-// (0, 1); g = another {1, 2} grant (2, 3) returns 0, 1 first; after g.release() all 4 are free.
+// held, and a moved-from guard returns nothing when it goes. With 6 units: g = {1, 2} -> units
+// 0, 1; g = another {1, 2} grant -> 2, 3 (4 were free), and the assignment returns 0, 1. A probe
+// for one unit then sees 4 free (0, 1, 4, 5) and gets unit 0; had 0, 1 leaked it would see 2 and
+// get unit 4. (Probes that need every unit would block on a leak instead of failing.)
 TEST(SmlpGuard, MoveAndAssignmentHandUnitsOverOnce) {
   Named n;
-  gpurt::SmlpLock lock(n.name, 4);
-  const int two[] = {1, 2}, four[] = {1, 4};
+  gpurt::SmlpLock lock(n.name, 6);
+  const int two[] = {1, 2}, one[] = {1};
   gpurt::SmlpGuard g = lock.lock(two);
-  EXPECT_EQ(g.units(), 2);
-  g = lock.lock(two);  // units 2, 3; the old 0, 1 come back
+  EXPECT_EQ(gpurt::mask_units(g.mask()), (std::vector<int>{0, 1}));
+  g = lock.lock(two);
   EXPECT_EQ(gpurt::mask_units(g.mask()), (std::vector<int>{2, 3}));
+  EXPECT_EQ(g.info().free_before, 4);
+  {
+    auto probe = lock.lock(one);
+    EXPECT_EQ(probe.info().free_before, 4);
+    EXPECT_EQ(gpurt::mask_units(probe.mask()), (std::vector<int>{0}));
+  }
   {
     gpurt::SmlpGuard moved(std::move(g));
     EXPECT_FALSE(g.owns());  // NOLINT(bugprone-use-after-move): checking the moved-from state
-    EXPECT_EQ(moved.units(), 2);
-    auto other = lock.lock(two);  // 0 and 1 are free again
-    EXPECT_EQ(gpurt::mask_units(other.mask()), (std::vector<int>{0, 1}));
-  }  // `moved` and `other` return their units; the moved-from g returns nothing
-  g.release();
-  auto all = lock.lock(four);
-  EXPECT_EQ(all.units(), 4);
+    EXPECT_EQ(gpurt::mask_units(moved.mask()), (std::vector<int>{2, 3}));
+  }             // `moved` returns 2, 3; the moved-from g holds nothing
+  g.release();  // a no-op on an empty guard
+  auto probe = lock.lock(one);
+  EXPECT_EQ(probe.info().free_before, 6);
 }
 
 TEST(SmlpLock, GrantsAndReturnsUnitsInEveryMaskWord) {

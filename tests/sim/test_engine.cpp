@@ -140,9 +140,10 @@ TEST(Engine, CopyEnginesSerialiseByDirection) {
 // every switch but not by the first context: A starts at 0, B at 3.2 ms, A again at 4.4 ms.
 TEST(Engine, ASliceEndDrainsTheContextAndTheNextOnePaysTheSwitch) {
   const auto run = [](const std::string& sim) {
-    return run_text(scenario({spin("A", 1024, 40, 1'000'000), spin("B", 256, 1, 1'000'000, 0.0005)},
-                             R"(, "use_processes": true, "gpurt_sim": {"time_slice_ns": 2500000)" + sim + "}"),
-                    tx2());
+    return run_text(
+        scenario({spin("A", 1024, 40, 1'000'000), spin("B", 256, 1, 1'000'000, 0.0005)},
+                 R"(, "use_processes": true, "gpurt_sim": {"time_slice_ns": 2500000)" + sim + "}"),
+        tx2());
   };
   const SimResult r = run("");
   EXPECT_DOUBLE_EQ(first_start(kernel(r, "A")), 0.0);
@@ -165,10 +166,10 @@ TEST(Engine, OneCopyEngineSerialisesBothDirections) {
                        name, dir);
   };
   ASSERT_EQ(tx2().copy_engines, 1);
-  const SimResult r = run_text(scenario({copy("h2d-a", "hostToDevice"), copy("h2d-b", "hostToDevice"),
-                                         copy("d2h", "deviceToHost")},
-                                        R"(, "gpurt_sim": {"copy_bandwidth_bytes_per_s": 12e9})"),
-                               tx2());
+  const SimResult r = run_text(
+      scenario({copy("h2d-a", "hostToDevice"), copy("h2d-b", "hostToDevice"), copy("d2h", "deviceToHost")},
+               R"(, "gpurt_sim": {"copy_bandwidth_bytes_per_s": 12e9})"),
+      tx2());
   std::vector<double> ends;
   for (const auto& inst : r.trace.instances) ends.push_back(s(inst.iterations[0].execute_end));
   std::sort(ends.begin(), ends.end());
@@ -176,6 +177,24 @@ TEST(Engine, OneCopyEngineSerialisesBothDirections) {
   EXPECT_DOUBLE_EQ(ends[0], 0.001);
   EXPECT_DOUBLE_EQ(ends[1], 0.002);
   EXPECT_DOUBLE_EQ(ends[2], 0.003);
+}
+
+// A device synchronisation waits for every op its context issued before it, and only those.
+// One context (threads), TX2: B's 2 s kernel from 0; A launches a 1 s kernel at 0.1 s and then
+// synchronises the device; C's 3 s kernel comes at 0.5 s, after A's call. A's iteration ends with
+// B's kernel at 2 s: not at 1.1 s (its own stream only) and not at 3.5 s (C's, issued later).
+TEST(Engine, DeviceSyncWaitsForEveryEarlierOpOfItsContextOnly) {
+  const std::string a = R"({"filename": "stream_action.so", "log_name": "A.json", "label": "A",
+      "thread_count": 256, "block_count": 1, "release_time": 0.1, "additional_info": {"actions": [
+        {"type": "kernel", "label": "a", "parameters": {"duration": 1000000000}},
+        {"type": "synchronize", "parameters": {"device": true}}]}})";
+  const SimResult r =
+      run_text(scenario({spin("B", 256, 1, 2'000'000'000), a, spin("C", 256, 1, 3'000'000'000, 0.5)}), tx2());
+  double end = -1;
+  for (const auto& inst : r.trace.instances)
+    if (inst.label == "A") end = s(inst.iterations[0].execute_end);
+  EXPECT_NEAR(end, 2.0, 1e-9);
+  EXPECT_NEAR(last_end(kernel(r, "C")), 3.5, 1e-9);
 }
 
 TEST(Engine, CounterSpinUsesTheStatedCalibration) {

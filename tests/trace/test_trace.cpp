@@ -134,9 +134,8 @@ std::string reading_error(const std::string& text) {
   return message;
 }
 std::string result_with(const std::string& cpu_times, const std::string& launch, const std::string& blocks) {
-  return R"({"times": [{}, {"cpu_times": )" + cpu_times +
-         R"(}, {"kernel_name": "k", "cuda_launch_times": )" + launch + R"(, "block_times": )" + blocks +
-         R"(, "block_smids": [0]}]})";
+  return R"({"times": [{}, {"cpu_times": )" + cpu_times + R"(}, {"kernel_name": "k", "cuda_launch_times": )" +
+         launch + R"(, "block_times": )" + blocks + R"(, "block_smids": [0]}]})";
 }
 }  // namespace
 

@@ -132,8 +132,9 @@ PbsResult analyse_pbs(const PbsSystem& system, const PbsOptions& options) {
   std::int64_t jobs = 0;
   for (const PbsTask& t : system.tasks) jobs += h / t.period.count();  // each <= 10^6, at most 32 tasks
   if (jobs > options.max_jobs) {
-    throw Error(fmt::format("PBS {}: the hyperperiod holds {} jobs, more than --max-jobs {}; raise --max-jobs",
-                            to_string(options.policy), jobs, options.max_jobs));
+    throw Error(
+        fmt::format("PBS {}: the hyperperiod holds {} jobs, more than --max-jobs {}; raise --max-jobs",
+                    to_string(options.policy), jobs, options.max_jobs));
   }
   return pbs_detail::edf_baseline(system, options.policy == PbsPolicy::edf_parallel);
 }

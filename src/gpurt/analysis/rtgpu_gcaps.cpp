@@ -38,7 +38,8 @@ Nanos gcaps_interleave(int contexts, Nanos gpu, const GcapsRrParams& p) {
     throw Error("gcaps: the time slice must be > 0, θ >= 0");
   if (contexts <= 0 || gpu <= Nanos{0}) return Nanos{0};
   // Eq. (3): each of the ⌈G/L⌉ slices the segment needs can wait for ν other slices with a switch.
-  return saturating_mul(contexts, saturating_mul(ceil_div(gpu.count(), p.slice.count()), p.slice + p.switch_cost));
+  return saturating_mul(contexts,
+                        saturating_mul(ceil_div(gpu.count(), p.slice.count()), p.slice + p.switch_cost));
 }
 
 RtgpuTaskBounds gcaps_rr_task_bounds(const RtgpuSystem& s, std::span<const std::size_t> order,
@@ -60,7 +61,8 @@ RtgpuTaskBounds gcaps_rr_task_bounds(const RtgpuSystem& s, std::span<const std::
     const std::optional<Nanos> response = least_fixed_point(base, t.deadline, [&](Nanos resp) {
       Nanos sum{0};
       for (std::size_t h = 0; h < hp.size(); ++h) {
-        const std::int64_t jobs = ceil_div(saturating_add(resp, jitter[h]).count(), s.tasks[order[h]].period.count());
+        const std::int64_t jobs =
+            ceil_div(saturating_add(resp, jitter[h]).count(), s.tasks[order[h]].period.count());
         sum = saturating_add(sum, saturating_mul(jobs, hp[h].cpu));
       }
       return sum;

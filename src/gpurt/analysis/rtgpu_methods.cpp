@@ -96,7 +96,8 @@ RtgpuTaskBounds bounds_rtgpu(const RtgpuSystem& s, std::span<const std::size_t> 
   } else {
     for (const TimeBounds& c : k.copy)
       b.copy_hi.push_back(copy_response_bound(c.hi, hp_resource, blocking, limit));
-    for (const TimeBounds& g : b.gpu) suspension = saturating_add(suspension, g.hi);  // federated: no GPU interference
+    for (const TimeBounds& g : b.gpu)
+      suspension = saturating_add(suspension, g.hi);  // federated: no GPU interference
   }
   for (const auto& c : b.copy_hi) {
     if (c) {

@@ -19,7 +19,8 @@ std::optional<Nanos> fp_response_time(Nanos wcet, Nanos blocking, std::span<cons
   return least_fixed_point(saturating_add(wcet, blocking), limit, [&](Nanos r) {
     Nanos interference{0};
     for (const FpTask& t : higher)
-      interference = saturating_add(interference, saturating_mul(ceil_div(r.count(), t.period.count()), t.wcet));
+      interference =
+          saturating_add(interference, saturating_mul(ceil_div(r.count(), t.period.count()), t.wcet));
     return interference;
   });
 }

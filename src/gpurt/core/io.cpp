@@ -45,7 +45,8 @@ std::string read_text_file(const std::string& path) {
     in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
     const auto got = static_cast<std::size_t>(in.gcount());
     if (static_cast<std::int64_t>(text.size() + got) > limit) {
-      throw InputError(path, fmt::format("is larger than {} bytes (GPURT_MAX_INPUT_BYTES raises the limit)", limit));
+      throw InputError(
+          path, fmt::format("is larger than {} bytes (GPURT_MAX_INPUT_BYTES raises the limit)", limit));
     }
     text.append(piece.data(), got);
   }
@@ -184,7 +185,8 @@ void check_output_outside(const std::string& output, const std::string& folder, 
   if (ec || dir.empty()) return;
   const auto [d, o] = std::mismatch(dir.begin(), dir.end(), out.begin(), out.end());
   if (d == dir.end())
-    throw InputError("command line", option, output, "lies in the input folder " + folder + "; give another place");
+    throw InputError("command line", option, output,
+                     "lies in the input folder " + folder + "; give another place");
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {

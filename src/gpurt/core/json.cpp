@@ -316,9 +316,10 @@ void expect_format(const JsonNode& root, std::string_view expected) {
   if (actual == "gpurt/system@1" && expected.rfind("gpurt/", 0) == 0) {
     // A task system: the models of the other formats are derived from it.
     const std::string_view model = expected.substr(6, expected.find('@') - 6);
-    format.fail(fmt::format("must be \"{}\"; this is a task system: `gpurt convert FILE --to {}` writes the "
-                            "{} model of it (or give it to `gpurt report`)",
-                            expected, model, model));
+    format.fail(
+        fmt::format("must be \"{}\"; this is a task system: `gpurt convert FILE --to {}` writes the "
+                    "{} model of it (or give it to `gpurt report`)",
+                    expected, model, model));
   }
   format.fail(fmt::format("must be \"{}\"", expected));
 }

@@ -112,6 +112,23 @@ Nanos default_report_horizon(const System& system, std::int64_t max_jobs_per_tas
   return Nanos{std::min(h, cap)};
 }
 
+std::pair<Nanos, bool> report_horizon(const System& system, const ReportOptions& options) {
+  Nanos horizon =
+      options.horizon ? *options.horizon : default_report_horizon(system, options.max_jobs_per_task);
+  // The horizon, given or default (which takes at least one longest period), is shortened so
+  // that the fastest task releases at most max_jobs_per_task jobs: periods of 1 ns and 10^15 ns
+  // in one system would otherwise release 10^15 jobs.
+  const std::vector<Nanos> periods = release_periods(system);
+  if (!periods.empty()) {
+    const Nanos shortest = *std::min_element(periods.begin(), periods.end());
+    const std::int64_t n = std::max<std::int64_t>(options.max_jobs_per_task, 1);
+    if (shortest.count() <= std::numeric_limits<std::int64_t>::max() / n && horizon > shortest * n) {
+      return {shortest * n, true};
+    }
+  }
+  return {horizon, false};
+}
+
 Report make_report(const System& system, const ReportOptions& options) {
   for (const std::string& p : options.policies) {
     if (std::find_if(std::begin(kReportPolicies), std::end(kReportPolicies),
@@ -125,19 +142,7 @@ Report make_report(const System& system, const ReportOptions& options) {
   r.time_unit = system.time_unit;
   r.platform = system.platform.id;
   r.model = system.platform.model.ideal() ? "ideal" : "calibrated";
-  r.horizon = options.horizon ? *options.horizon : default_report_horizon(system, options.max_jobs_per_task);
-  // The horizon, given or default (which takes at least one longest period), is shortened so
-  // that the fastest task releases at most max_jobs_per_task jobs: periods of 1 ns and 10^15 ns
-  // in one system would otherwise release 10^15 jobs.
-  const std::vector<Nanos> periods = release_periods(system);
-  if (!periods.empty()) {
-    const Nanos shortest = *std::min_element(periods.begin(), periods.end());
-    const std::int64_t n = std::max<std::int64_t>(options.max_jobs_per_task, 1);
-    if (shortest.count() <= std::numeric_limits<std::int64_t>::max() / n && r.horizon > shortest * n) {
-      r.horizon = shortest * n;
-      r.horizon_capped = true;
-    }
-  }
+  std::tie(r.horizon, r.horizon_capped) = report_horizon(system, options);
   if (r.horizon.count() <= 0) {
     if (!options.horizon)
       throw InputError("command line", "--horizon", "(not given)",

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpurt/analysis/pbs.hpp"
@@ -44,6 +45,10 @@ struct ReportOptions {
 /// their deadline), capped at 100 longest periods and so that no task releases more than
 /// `max_jobs_per_task` jobs; at least one longest period.
 Nanos default_report_horizon(const System& system, std::int64_t max_jobs_per_task = 2'000);
+
+/// The horizon make_report simulates: `options.horizon` or the default, shortened (second: true)
+/// so that the fastest task releases at most max_jobs_per_task jobs.
+std::pair<Nanos, bool> report_horizon(const System& system, const ReportOptions& options);
 
 struct ReportTaskBound {
   std::string name;

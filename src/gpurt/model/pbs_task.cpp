@@ -119,9 +119,10 @@ Nanos pbs_hyperperiod(const PbsSystem& system, std::int64_t max_jobs_per_task) {
   // Every time the analyses compute (a frame's end, a tail bound of the remaining work) is then
   // below 2^62 + 2^60 + 2^60 < 2^63: no sum can wrap.
   if (!(work <= static_cast<long double>(kMaxHyperperiodWork))) {
-    throw Error(fmt::format("the jobs of one hyperperiod need {:.3g} ns of GPU time (Σ jobs × wcet × slowdown), "
-                            "more than 2^60 ns (36 years)",
-                            static_cast<double>(work)));
+    throw Error(
+        fmt::format("the jobs of one hyperperiod need {:.3g} ns of GPU time (Σ jobs × wcet × slowdown), "
+                    "more than 2^60 ns (36 years)",
+                    static_cast<double>(work)));
   }
   return Nanos{h};
 }

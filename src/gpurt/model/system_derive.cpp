@@ -187,8 +187,9 @@ Derived<RtgpuSystem> to_rtgpu(const System& s) {
   m.virtual_sms_per_sm = s.virtual_sms_per_sm;
   if (s.platform.max_blocks < s.virtual_sms_per_sm) {
     // Each virtual SM is one persistent block: an SM must hold that many at once (§4.3).
-    return no<RtgpuSystem>(fmt::format("RTGPU runs {} persistent blocks per SM (virtual_sms_per_sm) and {} holds {}",
-                                       s.virtual_sms_per_sm, s.platform.id, s.platform.max_blocks));
+    return no<RtgpuSystem>(
+        fmt::format("RTGPU runs {} persistent blocks per SM (virtual_sms_per_sm) and {} holds {}",
+                    s.virtual_sms_per_sm, s.platform.id, s.platform.max_blocks));
   }
   for (const SystemTask& t : s.tasks) {
     if (!t.period) return no<RtgpuSystem>(fmt::format("RTGPU needs a period; task \"{}\" has none", t.name));

@@ -200,7 +200,8 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
         if (k.launch_after < k.launch_before) xs[1].fail("(the launch call's return) is before its start");
         if (xs[2].as_number() != 0.0) {  // 0: no synchronisation was recorded
           k.sync_after = read_seconds(xs[2]);
-          if (k.sync_after < k.launch_after) xs[2].fail("(the synchronisation's return) is before the launch returned");
+          if (k.sync_after < k.launch_after)
+            xs[2].fail("(the synchronisation's return) is before the launch returned");
         }
       }
       const JsonNode bt = entry.at("block_times");
