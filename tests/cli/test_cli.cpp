@@ -338,6 +338,8 @@ TEST_F(Cli, OutputsThatAreInputsDevicesOrEachOtherAreRefusedAndLinksWrittenThrou
   r = cli("report " + sys + " --measured " + path("measured") + " --html " + path("measured/r.html"));
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("lies in the input folder"), std::string::npos) << r.err;
+  r = cli("report " + sys + " --measured " + path("measured") + "/ --html " + path("measured/r.html"));
+  EXPECT_EQ(r.code, 2) << r.err;  // the folder written with a trailing slash
   EXPECT_FALSE(fs::exists(path("measured/r.html")));
   EXPECT_EQ(read("s.json"), gpurt::read_text_file(GPURT_SOURCE_DIR "/examples/system/four-identical.json"));
 }

@@ -20,6 +20,7 @@ namespace gpurt {
 
 namespace fs = std::filesystem;
 
+namespace {
 std::int64_t max_input_bytes() {
   const char* env = std::getenv("GPURT_MAX_INPUT_BYTES");
   if (env == nullptr || *env == '\0') return kDefaultMaxInputBytes;
@@ -30,6 +31,7 @@ std::int64_t max_input_bytes() {
     throw InputError("environment", "GPURT_MAX_INPUT_BYTES", env, "must be a whole number of bytes >= 1");
   return v;
 }
+}  // namespace
 
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
@@ -181,8 +183,9 @@ void check_output_outside(const std::string& output, const std::string& folder, 
   std::error_code ec;
   const fs::path out = fs::weakly_canonical(output, ec);
   if (ec) return;
-  const fs::path dir = fs::weakly_canonical(folder, ec);
+  fs::path dir = fs::weakly_canonical(folder, ec);
   if (ec || dir.empty()) return;
+  if (!dir.has_filename()) dir = dir.parent_path();  // "mb/": compare without the empty last element
   const auto [d, o] = std::mismatch(dir.begin(), dir.end(), out.begin(), out.end());
   if (d == dir.end())
     throw InputError("command line", option, output,
