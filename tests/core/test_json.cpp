@@ -137,3 +137,22 @@ TEST(Json, RepeatedCommentKeysAreAcceptedAndNoOtherKey) {
   EXPECT_EQ(error_of([] { parse_json(R"({"a": {"comment": 1, "comment": 2, "x": 1, "x": 2}})", "c.json"); }),
             "c.json: a: duplicate key \"x\"");
 }
+
+// Task names are printed in text tables: a newline, DEL, a C1 control or a Unicode direction
+// control (which can make a table lie about what it shows) is refused with the name's path;
+// other characters, non-ASCII letters included, are kept.
+TEST(Json, ANameHoldsNoControlCharacters) {
+  const auto name_error = [](const std::string& name) {
+    const Json doc{{"name", name}};
+    return error_of([&] { (void)JsonNode(doc, "t.json").at("name").as_name(); });
+  };
+  EXPECT_EQ(name_error("τ_1 ü-task (50%)"), "<no error>");
+  EXPECT_EQ(name_error("a\u200Db"), "<no error>");  // a zero-width joiner is not a direction control
+  EXPECT_EQ(name_error(""), "t.json: name = \"\": must not be empty");
+  for (const std::string& bad :
+       {std::string("a\nb"), std::string("a\tb"), std::string("a\x7f"), std::string("a\u0085b"),
+        std::string("a\u202Eb"), std::string("\u2066x"), std::string("x\u200F")}) {
+    EXPECT_NE(name_error(bad).find("t.json: name = "), std::string::npos) << name_error(bad);
+    EXPECT_NE(name_error(bad).find("holds a control character"), std::string::npos) << name_error(bad);
+  }
+}

@@ -65,6 +65,9 @@ class JsonNode {
   std::vector<JsonNode> items() const;
 
   std::string as_string() const;
+  /// A task's name: a non-empty string without control characters (C0, DEL, C1) or Unicode
+  /// direction controls, which would break or disguise the text tables it is printed in.
+  std::string as_name() const;
   bool as_bool() const;
   /// Any finite JSON number.
   double as_number() const;

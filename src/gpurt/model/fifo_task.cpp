@@ -39,8 +39,7 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
     e.expect_object({"name", "wcet", "period", "grid", "block"});
     FifoTask t;
     const JsonNode name = e.at("name");
-    t.name = name.as_string();
-    if (t.name.empty()) name.fail("must not be empty");
+    t.name = name.as_name();
     if (!names.insert(t.name).second) name.fail("is the name of an earlier task");
     t.wcet = e.at("wcet").as_positive_time(s.time_unit, Rounding::up);
     t.period = e.at("period").as_positive_time(s.time_unit, Rounding::down);

@@ -21,8 +21,7 @@ PbsTask read_task(const JsonNode& node, TimeUnit unit, const Platform& platform)
       {"name", "period", "deadline", "wcet", "blocks", "threads", "registers", "shared_memory", "slowdown"});
   PbsTask task;
   const JsonNode name = node.at("name");
-  task.name = name.as_string();
-  if (task.name.empty()) name.fail("must not be empty");
+  task.name = name.as_name();
   // A period is an exact spacing: round to the nearest nanosecond. A deadline rounds down and
   // a WCET up (never promise more time than the file gives).
   const JsonNode period = node.at("period");

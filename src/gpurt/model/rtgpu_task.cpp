@@ -62,8 +62,7 @@ RtgpuTask read_task(const JsonNode& node, TimeUnit unit) {
   node.expect_object({"name", "period", "deadline", "priority", "cpu", "copy", "gpu"});
   RtgpuTask t;
   const JsonNode name = node.at("name");
-  t.name = name.as_string();
-  if (t.name.empty()) name.fail("must not be empty");
+  t.name = name.as_name();
   // A period is a minimum separation: rounding it down is the safe direction, as for deadlines.
   const JsonNode period = node.at("period");
   t.period = capped(period, period.as_positive_time(unit, Rounding::down));

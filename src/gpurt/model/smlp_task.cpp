@@ -25,8 +25,7 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTimin
       {"name", "wcet_by_units", "rho", "allowed_units", "deadline", "period", "cpu_before", "cpu_after"});
   SmlpTask task;
   const JsonNode name = node.at("name");
-  task.name = name.as_string();
-  if (task.name.empty()) name.fail("must not be empty");
+  task.name = name.as_name();
 
   const JsonNode wcet = node.at("wcet_by_units");
   const auto entries = wcet.items();

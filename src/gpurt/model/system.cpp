@@ -140,8 +140,7 @@ SystemTask read_task(const JsonNode& node, TimeUnit unit, const Platform& platfo
   node.expect_object({"name", "period", "deadline", "priority", "segments"});
   SystemTask t;
   const JsonNode name = node.at("name");
-  t.name = name.as_string();
-  if (t.name.empty()) name.fail("must not be empty");
+  t.name = name.as_name();
   // A period is a minimum separation and a deadline a promise: both round down.
   if (auto v = node.find("period")) t.period = capped(*v, v->as_positive_time(unit, Rounding::down));
   if (auto v = node.find("deadline")) t.deadline = capped(*v, v->as_positive_time(unit, Rounding::down));
