@@ -14,8 +14,8 @@ namespace {
 
 constexpr std::string_view kFormat = "gpurt/rtgpu@1";
 
-// Every time is at most 10^15 ns (about 11.6 days), so the analysis's sums of a few thousand
-// of them stay far inside 64 bits.
+// Every time is at most 10^15 ns (about 11.6 days). A task may still have any number of
+// segments, so the analyses' sums saturate at 2^62 ns rather than rely on this (core/time.hpp).
 constexpr Nanos kMaxTime{1'000'000'000'000'000};
 
 Nanos capped(const JsonNode& node, Nanos t) {
