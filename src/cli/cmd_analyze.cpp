@@ -76,7 +76,7 @@ void run_smlp(const SmlpArgs& a) {
   } else {
     fmt::print("{}", smlp_table(system, result, a.file));
   }
-  for (const std::string& w : result.warnings) fmt::print(stderr, "gpurt: warning: {}\n", w);
+  for (const std::string& w : result.warnings) fmt::print(stderr, "gpurt: warning: {}\n", printable(w));
   if (a.check && !result.schedulable) exit_status() = 1;
 }
 

@@ -36,7 +36,7 @@ int check_command(const CLI::App& app, const std::string& path, int first, int a
     fmt::print(stderr,
                "gpurt: error: unknown command '{}'\nCommands:\n{}Run `{} COMMAND --help` for a command's "
                "options.\n",
-               words, list, path);
+               gpurt::printable(words), list, path);
     return 2;
   }
   return 0;
@@ -61,7 +61,7 @@ int check_empty_words(int argc, char** argv) {
     if (option.empty())
       fmt::print(stderr, "gpurt: error: argument {} is empty\n", i);
     else
-      fmt::print(stderr, "gpurt: error: {} has an empty value\n", option);
+      fmt::print(stderr, "gpurt: error: {} has an empty value\n", gpurt::printable(option));
     return 2;
   }
   return 0;
@@ -73,9 +73,10 @@ int main(int argc, char** argv) {
   CLI::App app{"gpurt: bound, predict and measure real-time work on a shared GPU", "gpurt"};
   app.set_version_flag("--version", "gpurt 0.1.0");
   app.require_subcommand(1);
-  // Command-line errors read like every other error: "gpurt: error: ...", then the help hint.
+  // Command-line errors read like every other error (and, like every error, with control
+  // characters of the words they quote escaped: gpurt::printable): "gpurt: error: ...", then the help hint.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
-    return "gpurt: error: " + CLI::FailureMessage::simple(a, e);
+    return "gpurt: error: " + gpurt::printable(CLI::FailureMessage::simple(a, e));
   });
   app.footer(
       "Exit status: 0 ok, 1 not schedulable (with --check) or failure, 2 bad input.\n"
@@ -110,11 +111,11 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   } catch (const gpurt::InputError& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpurt: error: {}\n", e.what());
+    fmt::print(stderr, "gpurt: error: {}\n", gpurt::printable(e.what()));
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpurt: error: {}\n", e.what());
+    fmt::print(stderr, "gpurt: error: {}\n", gpurt::printable(e.what()));
     return 1;
   }
   // What a command printed must have reached its reader: a failed write to standard output (a

@@ -100,6 +100,27 @@ TEST_F(Cli, BadInputExitsTwoNamesFilePathValueAndPrintsNothingOnStdout) {
   EXPECT_EQ(cli("").code, 2);                        // no command
 }
 
+// A file name, value or command word quoted in an error cannot drive the terminal: its control
+// characters (here ESC, which starts colour, cursor and screen-clearing sequences, and a
+// right-to-left override) are printed as \xNN escapes, while the message's own newlines stay.
+TEST_F(Cli, ErrorsEscapeTheControlCharactersOfWhatTheyQuote) {
+  const std::string name = "evil\x1b[2J\xe2\x80\xaename.json";
+  const std::string file = write(name, "{\"format\": ");
+  Outcome r = cli("analyze smlp '" + file + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("evil\\x1b[2J\\xe2\\x80\\xaename.json: "), std::string::npos) << r.err;
+  // An unknown command word and an option's value are quoted the same way.
+  r = cli("\"$(printf '\\033[31mNOSUCH')\"");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown command '\\x1b[31mNOSUCH'\nCommands:\n"), std::string::npos) << r.err;
+  r = cli("analyze smlp " + kExample + " --rho \"$(printf '1\\007')\"");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1\\x07"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, HelpAndVersionExitZero) {
   Outcome r = cli("analyze smlp --help");
   EXPECT_EQ(r.code, 0);

@@ -156,3 +156,15 @@ TEST(Json, ANameHoldsNoControlCharacters) {
     EXPECT_NE(name_error(bad).find("holds a control character"), std::string::npos) << name_error(bad);
   }
 }
+
+// gpurt::printable escapes exactly the characters as_name refuses (C0 but newline and tab, DEL,
+// C1, bidirectional controls) and leaves other UTF-8 alone.
+TEST(Json, PrintableEscapesControlCharactersAndKeepsNewlinesAndText) {
+  EXPECT_EQ(printable("a\x1b[2Jb"), "a\\x1b[2Jb");
+  EXPECT_EQ(printable("line 1\nline\t2\x7f"), "line 1\nline\t2\\x7f");
+  EXPECT_EQ(printable("x\u0085y\u202Ez\u2066"), "x\\xc2\\x85y\\xe2\\x80\\xaez\\xe2\\x81\\xa6");
+  EXPECT_EQ(printable("\u00b5s caf\u00e9 \u2013 \u4e2d"), "\u00b5s caf\u00e9 \u2013 \u4e2d");
+  EXPECT_EQ(printable("\xc2"), "\xc2");  // a lone lead byte is not a C1 control
+  EXPECT_EQ(control_character_at("ab\u202D", 2), 3U);
+  EXPECT_EQ(control_character_at("ab", 2), 0U);
+}

@@ -55,7 +55,7 @@ Scenario load_bench_scenario(const std::string& path, const Platform& platform, 
       }
     }
   }
-  for (const std::string& w : s.warnings) fmt::print(stderr, "gpurt: warning: {}\n", w);
+  for (const std::string& w : s.warnings) fmt::print(stderr, "gpurt: warning: {}\n", printable(w));
   check_for_gpu(s);
   return s;
 }

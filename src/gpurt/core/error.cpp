@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace gpurt {
 
 namespace {
@@ -34,5 +36,36 @@ InputError::InputError(std::string file, std::string path, std::string value, st
 
 InputError::InputError(std::string file, std::string problem)
     : Error(compose(file, "", "", problem)), _file(std::move(file)), _problem(std::move(problem)) {}
+
+std::size_t control_character_at(std::string_view text, std::size_t i) {
+  const auto at = [&](std::size_t k) {
+    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : static_cast<unsigned char>(0);
+  };
+  if (i >= text.size()) return 0;
+  const unsigned char c = at(0);
+  if (c < 0x20 || c == 0x7F) return 1;
+  if (c == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) return 2;
+  const bool bidi =
+      c == 0xE2 &&
+      ((at(1) == 0x80 && ((at(2) >= 0x8E && at(2) <= 0x8F) || (at(2) >= 0xAA && at(2) <= 0xAE))) ||
+       (at(1) == 0x81 && at(2) >= 0xA6 && at(2) <= 0xA9));
+  return bidi ? 3 : 0;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = control_character_at(text, i);
+    if (n == 0 || text[i] == '\n' || text[i] == '\t') {
+      out += text[i];
+      ++i;
+      continue;
+    }
+    for (std::size_t k = 0; k < n; ++k, ++i)
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+  }
+  return out;
+}
 
 }  // namespace gpurt

@@ -2,8 +2,10 @@
 // exit codes (STYLE.md: no printing or exit() in library code).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gpurt {
 
@@ -30,5 +32,16 @@ class InputError : public Error {
  private:
   std::string _file, _path, _value, _problem;
 };
+
+/// The length in bytes of the control character that starts at byte `i` of `text`: C0 and DEL
+/// (1 byte), C1 as UTF-8 (U+0080..U+009F, 2 bytes), Unicode bidirectional marks, embeddings and
+/// isolates (U+200E/F, U+202A..U+202E, U+2066..U+2069, 3 bytes); 0 when none starts there.
+std::size_t control_character_at(std::string_view text, std::size_t i);
+
+/// `text` with the bytes of every control character (control_character_at) except newline and
+/// tab written as \xNN: a message that quotes a hostile file name or value cannot move the
+/// terminal's cursor, clear its screen or reorder what it shows. The CLI prints every error
+/// through it.
+std::string printable(std::string_view text);
 
 }  // namespace gpurt

@@ -251,16 +251,7 @@ std::string JsonNode::as_name() const {
   const std::string name = as_string();
   if (name.empty()) fail("must not be empty");
   for (std::size_t i = 0; i < name.size(); ++i) {
-    const auto c = static_cast<unsigned char>(name[i]);
-    const auto next = [&](std::size_t k) {
-      return i + k < name.size() ? static_cast<unsigned char>(name[i + k]) : 0;
-    };
-    const bool c1 = c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F;  // U+0080..U+009F
-    // U+200E/F, U+202A..U+202E, U+2066..U+2069: bidirectional marks, embeddings and isolates.
-    const bool bidi = c == 0xE2 && ((next(1) == 0x80 && ((next(2) >= 0x8E && next(2) <= 0x8F) ||
-                                                         (next(2) >= 0xAA && next(2) <= 0xAE))) ||
-                                    (next(1) == 0x81 && next(2) >= 0xA6 && next(2) <= 0xA9));
-    if (c < 0x20 || c == 0x7F || c1 || bidi) fail("holds a control character; names are printed in tables");
+    if (control_character_at(name, i) > 0) fail("holds a control character; names are printed in tables");
   }
   return name;
 }

@@ -691,7 +691,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
 
 Scenario load_scenario(const std::string& path, const Platform& platform) {
   Scenario s = parse_scenario(load_json_file(path), path, platform);
-  for (const std::string& w : s.warnings) std::fprintf(stderr, "gpurt: warning: %s\n", w.c_str());
+  for (const std::string& w : s.warnings) std::fprintf(stderr, "gpurt: warning: %s\n", printable(w).c_str());
   return s;
 }
 
