@@ -18,17 +18,22 @@ Nanos PerfModel::start(const BlockStart& b) {
   if (_ideal) return b.isolated;
   const auto sm = static_cast<std::size_t>(b.sm);
   double factor = 1.0;
-  // Per-SM locality: a cold SM after another working set, and sharing the SM with one.
-  if (_last[sm] >= 0 && _last[sm] != b.locality) factor *= 1.0 + _p.switch_cost;
-  _last[sm] = b.locality;
-  auto& here = _resident[sm];
-  if (std::any_of(here.begin(), here.end(), [&](const auto& r) { return r.first != b.locality; }))
-    factor *= 1.0 + _p.coresidence_cost;
-  auto mine = std::find_if(here.begin(), here.end(), [&](const auto& r) { return r.first == b.locality; });
-  if (mine == here.end()) {
-    here.emplace_back(b.locality, 1);
-  } else {
-    ++mine->second;
+  // Per-SM locality: a cold SM after another working set, and sharing the SM with one. Only a
+  // cost that is on needs its bookkeeping (the AMD presets carry neither).
+  if (_p.switch_cost != 0) {
+    if (_last[sm] >= 0 && _last[sm] != b.locality) factor *= 1.0 + _p.switch_cost;
+    _last[sm] = b.locality;
+  }
+  if (_p.coresidence_cost != 0) {
+    auto& here = _resident[sm];
+    if (std::any_of(here.begin(), here.end(), [&](const auto& r) { return r.first != b.locality; }))
+      factor *= 1.0 + _p.coresidence_cost;
+    auto mine = std::find_if(here.begin(), here.end(), [&](const auto& r) { return r.first == b.locality; });
+    if (mine == here.end()) {
+      here.emplace_back(b.locality, 1);
+    } else {
+      ++mine->second;
+    }
   }
   // Spreading over more SMs costs synchronisation and L2 traffic.
   if (b.span > 1 && _p.spread_cost != 0)
@@ -65,9 +70,11 @@ Nanos PerfModel::start(const BlockStart& b) {
 
 void PerfModel::end(int sm, int locality, double memory_fraction) {
   if (_ideal) return;
-  auto& here = _resident[static_cast<std::size_t>(sm)];
-  auto mine = std::find_if(here.begin(), here.end(), [&](const auto& r) { return r.first == locality; });
-  if (mine != here.end() && --mine->second == 0) here.erase(mine);
+  if (_p.coresidence_cost != 0) {
+    auto& here = _resident[static_cast<std::size_t>(sm)];
+    auto mine = std::find_if(here.begin(), here.end(), [&](const auto& r) { return r.first == locality; });
+    if (mine != here.end() && --mine->second == 0) here.erase(mine);
+  }
   _demand = std::max(0.0, _demand - memory_fraction);
 }
 
