@@ -34,6 +34,14 @@ TEST(Json, ErrorsShowLongValuesCut) {
   EXPECT_EQ(e.value().size(), 300u);
   EXPECT_EQ(std::string(gpurt::InputError("f", "p", std::string(200, 'y'), "q").what()),
             "f: p = " + std::string(200, 'y') + ": q");
+  // A cut never splits a UTF-8 character: bytes 199-200 are one "é", so the shown part ends
+  // before it; a 3-byte "中" at 198-200 likewise.
+  const std::string accented = std::string(199, 'a') + "\u00e9" + std::string(50, 'b');
+  EXPECT_EQ(std::string(gpurt::InputError("f", "p", accented, "q").what()),
+            "f: p = " + std::string(199, 'a') + "... (251 bytes): q");
+  const std::string han = std::string(198, 'a') + "\u4e2d" + std::string(50, 'b');
+  EXPECT_EQ(std::string(gpurt::InputError("f", "p", han, "q").what()),
+            "f: p = " + std::string(198, 'a') + "... (251 bytes): q");
 }
 
 TEST(Json, DuplicateKeysAreErrorsWithTheirPath) {

@@ -15,11 +15,14 @@ std::string compose(const std::string& file, const std::string& path, const std:
     out += path;
     // A value is shown whole up to 200 bytes: a 10 MB line of a malformed CSV would otherwise
     // flood the terminal (InputError::value() keeps it whole).
+    // The cut backs off to the start of a UTF-8 character, so it never splits one.
     constexpr std::size_t kShown = 200;
+    std::size_t cut = kShown;
+    while (cut > 0 && cut < value.size() && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
     if (!value.empty())
       out += " = " + (value.size() <= kShown
                           ? value
-                          : value.substr(0, kShown) + "... (" + std::to_string(value.size()) + " bytes)");
+                          : value.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes)");
     out += ": ";
   }
   out += problem;
