@@ -75,6 +75,10 @@ void Simulator::schedule(Nanos at, EventKind kind, int a, int b) {
         "simulation stopped: simulated time would pass 10^9 s (the simulator's bound, which keeps every "
         "time sum within 64 bits); shorten the scenario's durations, iterations or max_time");
   }
+  // The event queue is monotone (sim/event_queue.hpp): nothing may happen before now.
+  if (at < _now)
+    throw Error(fmt::format("internal error: an event scheduled at {} ns, before the simulated time {} ns",
+                            at.count(), _now.count()));
   _events.push(Event{at, _event_seq++, kind, a, b});
   _stats.peak_pending_events = std::max(_stats.peak_pending_events, _events.size());
 }
