@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "gpurt/core/error.hpp"
+#include "gpurt/sim/engine.hpp"
 #include "gpurt/sim/event_queue.hpp"
 
 namespace {
@@ -94,6 +97,28 @@ TEST(EventQueue, KeepsTheOrderAfterRunningEmpty) {
   EXPECT_EQ(q.top().time, 1ll << 50);
   q.pop();
   EXPECT_TRUE(q.empty());
+}
+
+// The engine keeps the queue monotone: a driver that asks for a timer before the simulated
+// time gets an error instead of a clock that runs backwards.
+struct Backwards : gpurt::sim::SimDriver {
+  void start(gpurt::sim::Simulator& sim) override { sim.driver_timer(gpurt::Nanos{10}, 0); }
+  void wake(gpurt::sim::Simulator& sim, int tag) override {
+    if (tag == 0) sim.driver_timer(sim.now() - gpurt::Nanos{5}, 1);
+  }
+  void kernel_done(gpurt::sim::Simulator&, int) override {}
+};
+
+TEST(EventQueue, TheEngineRejectsAnEventBeforeTheCurrentTime) {
+  Backwards driver;
+  try {
+    gpurt::sim::run_driven(*gpurt::find_platform_preset("h100"), driver);
+    FAIL() << "a timer at 5 ns was set at 10 ns";
+  } catch (const gpurt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("scheduled at 5 ns, before the simulated time 10 ns"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
