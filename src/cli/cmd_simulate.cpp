@@ -79,6 +79,7 @@ void run_simulate(const SimulateArgs& a) {
   Platform platform = platform_arg(a.platform);
   apply_model_option(platform, a.model);
   const Scenario scenario = load_scenario(a.config, platform);
+  check_run_outputs(scenario, a.out, {{"--svg", a.svg}, {"--perfetto", a.perfetto}}, {a.config, a.platform});
   const SimResult result = simulate(scenario, platform);
   // Only now, with every input checked and the run complete, is anything written.
   if (!a.svg.empty() || !a.perfetto.empty()) check_drawable(result.trace, a.max_drawn_blocks);

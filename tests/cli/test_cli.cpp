@@ -431,6 +431,52 @@ TEST_F(Cli, SimulateWithAPerfettoFolderLeavesNoResults) {
   EXPECT_FALSE(fs::exists(path("R")));
 }
 
+// Two outputs of one run naming one file, an output onto an input (the config, the platform
+// file) and a result file that is a folder are refused before the run (exit 2), and nothing is
+// written or replaced: neither the outputs nor the inputs.
+TEST_F(Cli, SimulateAndBenchRefuseOutputsOntoEachOtherOrOntoTheirInputs) {
+  const std::string config = write("c.json", gpurt::read_text_file(kCut));
+  const std::string run = "simulate " + config + " --platform jetson-tx2 --out " + path("R");
+  const auto refused = [&](const std::string& command, const std::string& message) {
+    const Outcome r = cli(command);
+    EXPECT_EQ(r.code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << command << ": " << r.err;
+  };
+  refused(run + " --svg " + path("p.svg") + " --perfetto " + path("p.svg"),
+          "--perfetto = " + path("p.svg") + ": is also the file of --svg");
+  EXPECT_FALSE(fs::exists(path("p.svg")));
+  EXPECT_FALSE(fs::exists(path("R")));
+  fs::create_directories(path("R"));
+  refused(run + " --svg " + path("R/cutahead_1.json"),
+          "--svg = " + path("R/cutahead_1.json") +
+              ": is also the file of --out (the result file cutahead_1.json)");
+  refused("bench " + config + " --backend sim --platform jetson-tx2 --out " + path("R") + " --svg " +
+              path("R/cutahead_2.json"),
+          "is also the file of --out (the result file cutahead_2.json)");
+  EXPECT_TRUE(fs::is_empty(path("R")));
+  refused(run + " --svg " + config, "--svg = " + config + ": is also an input");
+  // The config in the output folder, under the name of a result file.
+  const std::string inside = write("R/cutahead_1.json", gpurt::read_text_file(kCut));
+  refused("simulate " + inside + " --platform jetson-tx2 --out " + path("R"),
+          "--out (the result file cutahead_1.json) = " + inside + ": is also an input");
+  EXPECT_EQ(read("R/cutahead_1.json"), gpurt::read_text_file(kCut));
+  fs::remove(inside);
+  // The platform file.
+  const Outcome shown = cli("platforms jetson-tx2 --json");
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  const std::string platform = write("p.json", shown.out);
+  refused("simulate " + config + " --platform " + path("p.json") + " --out " + path("R") + " --perfetto " +
+              path("p.json"),
+          "--perfetto = " + path("p.json") + ": is also an input");
+  EXPECT_EQ(read("p.json"), shown.out);
+  // A result file that is a folder would fail its rename after the others landed.
+  fs::create_directories(path("R/cutahead_2.json"));
+  refused(run, "--out (the result file cutahead_2.json) = " + path("R/cutahead_2.json") + ": is a folder");
+  EXPECT_FALSE(fs::exists(path("R/cutahead_1.json")));
+  EXPECT_EQ(config, path("c.json"));
+  EXPECT_EQ(read("c.json"), gpurt::read_text_file(kCut));
+}
+
 // Pictures of huge traces are bounded (issue 16): cut_ahead has 10 blocks; with at most 9 drawn,
 // the run stops with exit 1 naming the option and writes nothing, not even the result files.
 TEST_F(Cli, SimulateRefusesToDrawMoreBlocksThanMaxDrawnBlocks) {
@@ -510,6 +556,14 @@ TEST_F(Cli, WriteFilesAtomicallyWritesAllOrNone) {
   gpurt::write_files_atomically({{ok, "a"}, {path("c.txt"), "c"}});
   EXPECT_EQ(read("a.txt"), "a");
   EXPECT_EQ(read("c.txt"), "c");
+  // One file twice (by another spelling), or a folder last: refused before anything is replaced.
+  EXPECT_THROW(gpurt::write_files_atomically({{ok, "A"}, {path("d.txt"), "d"}, {path("./a.txt"), "B"}}),
+               gpurt::Error);
+  fs::create_directories(path("adir"));
+  EXPECT_THROW(gpurt::write_files_atomically({{ok, "A"}, {path("d.txt"), "d"}, {path("adir"), "x"}}),
+               gpurt::Error);
+  EXPECT_EQ(read("a.txt"), "a");
+  EXPECT_FALSE(fs::exists(path("d.txt")));
   EXPECT_THROW(gpurt::check_output_file(path("missing/x"), "--x"), gpurt::InputError);
   EXPECT_THROW(gpurt::check_output_file(path(""), "--x"), gpurt::InputError);  // the folder itself
   EXPECT_NO_THROW(gpurt::check_output_file(path("new.txt"), "--x"));

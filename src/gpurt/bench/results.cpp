@@ -25,6 +25,26 @@ std::vector<OutputFile> result_files(const Trace& trace, const std::string& out_
   return files;
 }
 
+void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
+                       const std::vector<std::pair<std::string, std::string>>& others,
+                       const std::vector<std::string>& inputs) {
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const ScenarioInstance& inst : scenario.instances) {
+    const std::string path = result_path(out_dir, inst.log_name);
+    const std::string option = "--out (the result file " + inst.log_name + ")";
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);  // through a symbolic link
+    if (fs::is_directory(status)) throw InputError("command line", option, path, "is a folder");
+    if (fs::exists(status) && !fs::is_regular_file(status))
+      throw InputError("command line", option, path, "exists and is not a regular file");
+    outputs.emplace_back(option, path);
+  }
+  outputs.insert(outputs.end(), others.begin(), others.end());
+  check_distinct_outputs(outputs);
+  for (const auto& [option, path] : outputs)
+    if (!path.empty()) check_output_not_input(path, inputs, option);
+}
+
 void create_result_folders(const std::vector<OutputFile>& files, const std::string& out_dir) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);

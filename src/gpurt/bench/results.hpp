@@ -4,11 +4,13 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 #include "gpurt/core/time.hpp"
+#include "gpurt/model/scenario.hpp"
 #include "gpurt/trace/trace.hpp"
 
 namespace gpurt {
@@ -20,6 +22,15 @@ std::string result_path(const std::string& out_dir, const std::string& log_name)
 /// without writing anything: a command adds its other outputs and writes them all or none
 /// (write_files_atomically) after create_result_folders.
 std::vector<OutputFile> result_files(const Trace& trace, const std::string& out_dir);
+
+/// Before a run that writes the result file of every instance of `scenario` under `out_dir` and
+/// the `others` (option, path; an empty path is no output): refuses, with InputError (exit 2),
+/// a result file that exists and is not a regular file (a folder, a device), two outputs naming
+/// one file (an --svg onto a result file), and an output that is one of `inputs` (the config,
+/// the platform file). Call it before the run, after check_output_dir(out_dir).
+void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
+                       const std::vector<std::pair<std::string, std::string>>& others,
+                       const std::vector<std::string>& inputs);
 
 /// Creates `out_dir` and the folders the result files lie in (log names with folders).
 void create_result_folders(const std::vector<OutputFile>& files, const std::string& out_dir);

@@ -113,6 +113,25 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
   };
   std::vector<std::string> targets;
   for (const auto& file : files) targets.push_back(write_target(file.first));
+  // Refused before anything is written: two files for one target (they would share a temporary
+  // name, and the second rename would fail after the first landed) and a target that is a folder
+  // (its rename would fail after the others). Commands check their outputs before they run
+  // (check_distinct_outputs, check_output_file); this is the last line.
+  {
+    std::vector<std::pair<std::string, std::size_t>> seen;
+    std::error_code ec;
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      if (fs::is_directory(targets[i], ec)) throw Error(files[i].first + ": cannot write: is a folder");
+      seen.emplace_back(fs::weakly_canonical(targets[i], ec).string(), i);
+    }
+    std::sort(seen.begin(), seen.end());
+    for (std::size_t k = 1; k < seen.size(); ++k) {
+      if (seen[k].first == seen[k - 1].first) {
+        throw Error(files[seen[k].second].first + ": written twice in one run (also as " +
+                    files[seen[k - 1].second].first + ")");
+      }
+    }
+  }
   try {
     for (std::size_t i = 0; i < files.size(); ++i) {
       temporaries.push_back(temporary_name(targets[i]));
