@@ -26,6 +26,7 @@ struct ProfileArgs {
 
 void run_profile(const ProfileArgs& a) {
   check_output_file(a.out, "--out");
+  check_output_not_input(a.out, {a.platform}, "--out");
   FftProfileOptions o = a.options;
   o.log2_sizes = parse_int_list(a.sizes, 1, 28, "--sizes");
   if (a.placements == "all") {

@@ -42,6 +42,7 @@ void run_signal(const SignalArgs& a) {
   }
   check_output_file(a.out, "--out");
   if (!a.meta.empty()) check_output_file(a.meta, "--meta");
+  check_distinct_outputs({{"--out", a.out}, {"--meta", a.meta}});
   SignalOptions o = a.options;
   if (a.signals != 0) o.signals = a.signals;
   if (a.snr > -1000) o.snr_db = a.snr;

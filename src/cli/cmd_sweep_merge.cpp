@@ -20,7 +20,10 @@ void add_sweep_merge(CLI::App& app) {
   cmd->add_option("CSV", *files, "Shard outputs")->required();
   cmd->add_option("--out", *out, "Merged CSV (default: stdout)");
   cmd->callback([files, out] {
-    if (!out->empty()) check_output_file(*out, "--out");
+    if (!out->empty()) {
+      check_output_file(*out, "--out");
+      check_output_not_input(*out, *files, "--out");  // a shard is read, not replaced
+    }
     std::vector<SweepCsvFile> inputs;
     for (const std::string& f : *files) inputs.push_back({f, read_text_file(f)});
     const std::string csv = merge_sweep_csv(inputs);

@@ -477,6 +477,28 @@ TEST_F(Cli, SimulateAndBenchRefuseOutputsOntoEachOtherOrOntoTheirInputs) {
   EXPECT_EQ(read("c.json"), gpurt::read_text_file(kCut));
 }
 
+// The same for the other commands with more than one output or a file input: refused before
+// any work, with the option named, and the input left as it was.
+TEST_F(Cli, SignalMergeAndProfileRefuseOutputsOntoEachOtherOrOntoTheirInputs) {
+  Outcome r = cli("generate signal --samples 1000 --out " + path("s.cf32") + " --meta " + path("s.cf32"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--meta = " + path("s.cf32") + ": is also the file of --out"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(path("s.cf32")));
+  const std::string shard = write("shard.csv", "point,points\n0,1\n");
+  r = cli("sweep merge " + shard + " --out " + shard);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out = " + shard + ": is also an input"), std::string::npos) << r.err;
+  EXPECT_EQ(read("shard.csv"), "point,points\n0,1\n");
+  const Outcome shown = cli("platforms rtx3060ti --json");
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  const std::string platform = write("p.json", shown.out);
+  r = cli("fft profile --platform " + platform + " --sizes 10 --out " + platform);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out = " + platform + ": is also an input"), std::string::npos) << r.err;
+  EXPECT_EQ(read("p.json"), shown.out);
+}
+
 // Pictures of huge traces are bounded (issue 16): cut_ahead has 10 blocks; with at most 9 drawn,
 // the run stops with exit 1 naming the option and writes nothing, not even the result files.
 TEST_F(Cli, SimulateRefusesToDrawMoreBlocksThanMaxDrawnBlocks) {
