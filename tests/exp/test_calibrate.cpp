@@ -186,7 +186,9 @@ TEST(Calibrate, ResidualsAndTheirRmsByHand) {
     calibrate(base(), cases, none);
     ADD_FAILURE() << "blocks of no duration were accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("alone.json = missing"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("isolated/alone.json: records no block of positive duration", 0),
+              0u)
+        << e.what();
   }
 }
 
@@ -233,8 +235,32 @@ TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
   o.fit = {"warp_speed"};
   EXPECT_THROW(calibrate(base(), measured_under(base(), 1), o), Error);
   auto cases = measured_under(base(), 1);
+  const InstanceTrace dropped = cases[2].measured.instances.back();
   cases[2].measured.instances.pop_back();
-  EXPECT_THROW(calibrate(base(), cases), InputError);
+  try {
+    calibrate(base(), cases);
+    ADD_FAILURE() << "a measurement without one instance's result file was fitted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind(cases[2].name + ": has no " + dropped.log_name + ", the result file", 0),
+        0u)
+        << e.what();
+  }
+  // A result file no instance of the config writes (another config's, a second run under another
+  // name) is refused, not read and then ignored.
+  cases[2].measured.instances.push_back(dropped);
+  cases[2].measured.instances.push_back(dropped);
+  cases[2].measured.instances.back().log_name = "run2/" + dropped.log_name;
+  try {
+    calibrate(base(), cases);
+    ADD_FAILURE() << "a result file of no instance was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(cases[2].name + "/run2/" + dropped.log_name + ": no instance of " +
+                                              cases[2].name + " writes this result file",
+                                          0),
+              0u)
+        << e.what();
+  }
   EXPECT_THROW(calibrate(base(), {}), InputError);
   o.fit = {"cu_lock_threshold"};  // the AMD dispatch rules do not act on an NVIDIA GPU
   EXPECT_THROW(calibrate(base(), measured_under(base(), 1), o), InputError);
@@ -347,7 +373,7 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
   const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), o);
   EXPECT_EQ(r.params.lone_kernel_blocks, 1000);
   EXPECT_EQ(r.residuals.size(), 5u + 3);
-  // A lone measurement without block times: the instance's usual "missing" error.
+  // A lone measurement without block times: the instance's usual error, naming the file.
   auto empty = amd_measured_under(hidden, 3, {"lone"});
   for (InstanceTrace& inst : empty.front().measured.instances)
     for (IterationRecord& it : inst.iterations)
@@ -356,6 +382,8 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
     calibrate(amd_base(), empty, o);
     ADD_FAILURE() << "a lone measurement without blocks was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("lone: lone.json = missing"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lone/lone.json: records no block of positive duration"),
+              std::string::npos)
+        << e.what();
   }
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <utility>
 
@@ -151,6 +152,23 @@ bool memory_parameter(const std::string& name) { return name == "memory_bandwidt
 // blocks when it records any.
 void check_measured_against_config(const CalibrationCase& c) {
   const std::string where = c.measured_folder.empty() ? c.name : c.measured_folder;
+  const std::string config = c.config_file.empty() ? c.name : c.config_file;
+  // Every result file is one instance's: a file no instance writes (another config's, a second
+  // run under another name) would otherwise be read, counted and then ignored without a word.
+  for (const InstanceTrace& m : c.measured.instances) {
+    const bool known = std::any_of(c.scenario.instances.begin(), c.scenario.instances.end(),
+                                   [&](const ScenarioInstance& inst) { return inst.log_name == m.log_name; });
+    if (!known) {
+      std::string names;
+      for (const ScenarioInstance& inst : c.scenario.instances)
+        names += (names.empty() ? "" : ", ") + inst.log_name;
+      throw InputError(
+          (std::filesystem::path(where) / m.log_name).string(),
+          fmt::format("no instance of {} writes this result file (its instances' log names: {}); "
+                      "the folder must hold that config's result files only",
+                      config, names));
+    }
+  }
   for (const ScenarioInstance& inst : c.scenario.instances) {
     std::vector<std::pair<int, int>> shapes;  // (blocks, threads) of the config's kernels
     for (const HostAction& a : inst.actions)
@@ -209,10 +227,19 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
     const auto stats = block_statistics(c.measured, spans);
     for (const ScenarioInstance& inst : c.scenario.instances) {
       const auto found = stats.find(inst.log_name);
-      if (found == stats.end())
-        throw InputError(c.measured_folder.empty() ? c.name : c.measured_folder, inst.log_name, "missing",
-                         "the measurement has no blocks of positive duration for this instance (is it the "
-                         "right result folder?)");
+      if (found == stats.end()) {
+        const auto file = std::find_if(c.measured.instances.begin(), c.measured.instances.end(),
+                                       [&](const InstanceTrace& m) { return m.log_name == inst.log_name; });
+        const std::string where = c.measured_folder.empty() ? c.name : c.measured_folder;
+        if (file == c.measured.instances.end())
+          throw InputError(where,
+                           fmt::format("has no {}, the result file of this config's instance (is it the "
+                                       "right result folder?)",
+                                       inst.log_name));
+        throw InputError((std::filesystem::path(where) / inst.log_name).string(),
+                         "records no block of positive duration (its kernels have no block times, or most "
+                         "of them took no time)");
+      }
       names.push_back(c.name + "/" + (inst.label.empty() ? inst.log_name : inst.label));
       measured.push_back(found->second);
     }
