@@ -38,7 +38,9 @@ void run_plot(const PlotArgs& a) {
   for (const auto& [option, path] :
        {std::pair{"--svg", a.svg}, {"--perfetto", a.perfetto}, {"--cdf", a.cdf}}) {
     if (path.empty()) continue;
-    check_output_not_input(path, a.results, option);
+    std::vector<std::string> inputs = a.results;
+    inputs.push_back(a.platform);
+    check_output_not_input(path, inputs, option);
     for (const std::string& dir : a.compare) check_output_outside(path, dir, option);
   }
   std::vector<OutputFile> outputs;

@@ -105,7 +105,9 @@ void run_sweep_cu(const SweepCuArgs& a) {
   plot.y_label = "mean response time (ms)";
   plot.note = fmt::format("SIMULATED on {}: {}", platform.id, a.config);
   for (AmdCuLayout l : layouts) plot.ys.push_back(std::string(to_string(l)) + "_mean_ms");
-  run_sweep_command(e, a.run, plot);
+  SweepRunArgs run = a.run;
+  run.inputs = {a.config, a.platform};
+  run_sweep_command(e, run, plot);
 }
 }  // namespace
 

@@ -105,6 +105,7 @@ void run_sweep_fft(const SweepFftArgs& a) {
   const SweepExperiment e = fft_sweep_experiment(o);
   SweepRunArgs run = a.run;
   run.more_outputs.emplace_back("--plot-throughput", a.plot_throughput);
+  run.inputs = {a.platform};
   const std::string csv = run_sweep_command(e, run, plot);
   if (!a.plot_throughput.empty()) {
     write_throughput(csv, a.plot_throughput,

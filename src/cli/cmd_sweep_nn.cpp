@@ -63,7 +63,9 @@ void run_sweep_nn(const SweepNnArgs& a) {
   plot.y_label = "job time (ms)";
   plot.note = note;
   plot.ys = {"min_ms", "mean_ms", "max_ms"};
-  run_sweep_command(nn_sweep_experiment(o), a.run, plot);
+  SweepRunArgs run = a.run;
+  run.inputs = {a.platform};
+  run_sweep_command(nn_sweep_experiment(o), run, plot);
 }
 }  // namespace
 

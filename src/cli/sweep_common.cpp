@@ -93,16 +93,10 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
       throw InputError(
           "command line", option, path,
           "a shard holds part of the sweep: merge the shards ('gpurt sweep merge'), then 'gpurt chart'");
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    check_output_file(outputs[i].second, outputs[i].first);
-    for (std::size_t j = 0; j < i; ++j) {
-      std::error_code ec;
-      if (std::filesystem::weakly_canonical(outputs[i].second, ec) ==
-          std::filesystem::weakly_canonical(outputs[j].second, ec))
-        throw InputError("command line", outputs[i].first, outputs[i].second,
-                         "is also " + outputs[j].first + ": give each output its own file");
-    }
-  }
+  for (const auto& [option, path] : outputs) check_output_file(path, option);
+  check_distinct_outputs(outputs);
+  // A picture or the CSV over the config or platform file the sweep reads.
+  for (const auto& [option, path] : outputs) check_output_not_input(path, a.inputs, option);
   o.out = a.out;
   if (!a.quiet && (a.progress || ::isatty(STDERR_FILENO) != 0)) o.progress = stderr;
   const SweepOutcome outcome = run_sweep(experiment, o);

@@ -23,6 +23,8 @@ struct SweepRunArgs {
   /// The command's other output files (option, path), checked with --out and --plot before the
   /// run: each a file in a writable folder, not a device or FIFO, and no two the same file.
   std::vector<std::pair<std::string, std::string>> more_outputs;
+  /// The files the command reads (config, platform file): no output may be one of them.
+  std::vector<std::string> inputs;
 };
 
 /// Adds --threads, --shard, --out, --plot, --progress, --quiet to `cmd`.

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -497,6 +498,55 @@ TEST_F(Cli, SignalMergeAndProfileRefuseOutputsOntoEachOtherOrOntoTheirInputs) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--out = " + platform + ": is also an input"), std::string::npos) << r.err;
   EXPECT_EQ(read("p.json"), shown.out);
+}
+
+// Output paths are compared as the files they name, however they are spelled: a bare name, a
+// "./" name and the absolute path of a file that does not exist yet are one file, and "." as an
+// input folder holds a bare output name. And the sweeps and plot check their outputs against
+// the config and platform files they read.
+TEST_F(Cli, OutputsSpelledDifferentlyAreOneFileAndSweepsKeepOffTheirInputs) {
+  // Runs gpurt in the test's folder, so that bare names are relative to it.
+  const auto here = [&](const std::string& where, const std::string& args) {
+    const std::string command = "cd " + path(where) + " && " + std::string(GPURT_CLI) + " " + args + " >" +
+                                path("stdout") + " 2>" + path("stderr");
+    const int status = std::system(command.c_str());
+    return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read("stderr")};
+  };
+  const std::string sweep =
+      "sweep rtgpu --sets 2 --u-min 0.5 --u-max 1.0 --u-step 0.5 --tasks 2 --subtasks 2 "
+      "--quiet --out b.csv --plot ";
+  for (const std::string& plot : {std::string("./b.csv"), path("b.csv")}) {
+    const auto [code, err] = here("", sweep + plot);
+    EXPECT_EQ(code, 2) << plot << ": " << err;
+    EXPECT_NE(err.find("--plot = " + plot + ": is also the file of --out"), std::string::npos) << err;
+  }
+  EXPECT_FALSE(fs::exists(path("b.csv")));
+  auto [code, err] = here("", "generate signal --samples 100 --out sg.bin --meta ./sg.bin");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_FALSE(fs::exists(path("sg.bin")));
+  // "." as the compared folder, the picture a bare name in it.
+  ASSERT_EQ(cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("res")).code, 0);
+  ASSERT_EQ(cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("res2")).code, 0);
+  std::tie(code, err) = here("res", "plot --compare . ../res2 --svg c.svg --platform jetson-tx2");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("--svg = c.svg: lies in the input folder ."), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(path("res/c.svg")));
+  // The config and the platform file of a sweep, and plot's platform file, stay as they were.
+  const std::string config = GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json";
+  write("cfg.json", gpurt::read_text_file(config));
+  std::tie(code, err) = here(
+      "", "sweep cu-masks cfg.json --sizes 1,2 --layouts se-packed --quiet --out cu.csv --plot ./cfg.json");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("--plot = ./cfg.json: is also an input"), std::string::npos) << err;
+  EXPECT_EQ(read("cfg.json"), gpurt::read_text_file(config));
+  EXPECT_FALSE(fs::exists(path("cu.csv")));
+  const Outcome shown = cli("platforms jetson-tx2 --json");
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  write("tx2.json", shown.out);
+  std::tie(code, err) = here("", "plot res/cutahead_1.json --svg tx2.json --platform tx2.json");
+  EXPECT_EQ(code, 2) << err;
+  EXPECT_NE(err.find("--svg = tx2.json: is also an input"), std::string::npos) << err;
+  EXPECT_EQ(read("tx2.json"), shown.out);
 }
 
 // Pictures of huge traces are bounded (issue 16): cut_ahead has 10 blocks; with at most 9 drawn,

@@ -73,6 +73,18 @@ void write_temporary(const std::string& path, const std::string& temporary, std:
   }
 }
 
+// One spelling of the file `path` names, for comparing paths: absolute first, since
+// weakly_canonical leaves a relative path relative when its first part does not exist yet
+// ("b.csv" and "./b.csv" and "/abs/b.csv" must compare equal), then with the links, "." and ".."
+// of its existing part resolved.
+fs::path same_file_key(const std::string& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  if (ec) return fs::path(path).lexically_normal();
+  const fs::path key = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : key;
+}
+
 // The folder a file path lies in ("." for a bare name).
 fs::path folder_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
@@ -122,7 +134,7 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
     std::error_code ec;
     for (std::size_t i = 0; i < targets.size(); ++i) {
       if (fs::is_directory(targets[i], ec)) throw Error(files[i].first + ": cannot write: is a folder");
-      seen.emplace_back(fs::weakly_canonical(targets[i], ec).string(), i);
+      seen.emplace_back(same_file_key(targets[i]).string(), i);
     }
     std::sort(seen.begin(), seen.end());
     for (std::size_t k = 1; k < seen.size(); ++k) {
@@ -199,11 +211,9 @@ void check_output_not_input(const std::string& output, const std::vector<std::st
 }
 
 void check_output_outside(const std::string& output, const std::string& folder, const std::string& option) {
-  std::error_code ec;
-  const fs::path out = fs::weakly_canonical(output, ec);
-  if (ec) return;
-  fs::path dir = fs::weakly_canonical(folder, ec);
-  if (ec || dir.empty()) return;
+  if (folder.empty()) return;
+  const fs::path out = same_file_key(output);
+  fs::path dir = same_file_key(folder);
   if (!dir.has_filename()) dir = dir.parent_path();  // "mb/": compare without the empty last element
   const auto [d, o] = std::mismatch(dir.begin(), dir.end(), out.begin(), out.end());
   if (d == dir.end())
@@ -212,13 +222,12 @@ void check_output_outside(const std::string& output, const std::string& folder, 
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
-  std::error_code ec;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].second.empty()) continue;
-    const fs::path a = fs::weakly_canonical(outputs[i].second, ec);
+    const fs::path a = same_file_key(outputs[i].second);
     for (std::size_t j = 0; j < i; ++j) {
       if (outputs[j].second.empty()) continue;
-      if (fs::weakly_canonical(outputs[j].second, ec) == a) {
+      if (same_file_key(outputs[j].second) == a) {
         throw InputError("command line", outputs[i].first, outputs[i].second,
                          "is also the file of " + outputs[j].first + "; give each output its own file");
       }
