@@ -1,5 +1,6 @@
 // gpurt report SYSTEM [--json] [--html FILE] [--measured DIR] [--policies P,...] [--horizon T] [--k K]
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "checks.hpp"
 #include "commands.hpp"
@@ -19,7 +20,7 @@ struct ReportArgs {
   std::string file, html, measured, model = "calibrated";
   std::vector<std::string> policies;
   double horizon = 0;
-  int k = 2;
+  int k = 0;  ///< 0: not given (2, or the platform's units when it has fewer)
   bool json = false;
 };
 
@@ -115,12 +116,16 @@ void run_report(const ReportArgs& a) {
     if (!h) throw InputError("command line", "--horizon", fmt::format("{}", a.horizon), "is out of range");
     o.horizon = *h;
   }
-  if (a.k < 1 || a.k > system.platform.units()) {
+  // Unless given, k is 2, or 1 on a one-unit platform (a fifo@1 system is one unit, the GPU).
+  if (a.k == 0) {
+    o.k = std::min(2, system.platform.units());
+  } else if (a.k > system.platform.units()) {
     throw InputError(
         "command line", "--k", std::to_string(a.k),
         fmt::format("must be 1..{} (the units of {})", system.platform.units(), system.platform.id));
+  } else {
+    o.k = a.k;
   }
-  o.k = a.k;
   o.record_jobs = !a.html.empty();
   // The result files are read (and checked against the system) before the analyses run.
   std::optional<ReportMeasured> measured;
@@ -161,7 +166,8 @@ void add_report(CLI::App& app) {
   cmd->add_option("--horizon", args->horizon,
                   "Release jobs until this time (file's unit; default one hyperperiod, capped)")
       ->check(finite_positive());
-  cmd->add_option("--k", args->k, "k-exclusion slots for kx (default 2)")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--k", args->k, "k-exclusion slots for kx (default 2; 1 on a one-unit platform)")
+      ->check(CLI::Range(1, 1 << 20));
   add_model_option(cmd, args->model);
   cmd->callback([args] { run_report(*args); });
 }

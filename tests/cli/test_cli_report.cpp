@@ -50,6 +50,24 @@ TEST_F(ReportCli, TextReportNamesEverySection) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
 }
 
+// A fifo@1 system has one unit (the GPU): without --k, kx runs with k = 1 instead of refusing
+// the file with a --k the user never gave; a --k above the units is still refused.
+TEST_F(ReportCli, FifoFilesAreReportedWithKAtMostTheirOneUnit) {
+  for (const char* file : {"example2.json", "theorem1.json"}) {
+    const std::string path = std::string(GPURT_SOURCE_DIR "/examples/fifo/") + file;
+    const Outcome r = cli("report " + path + " --json");
+    ASSERT_EQ(r.code, 0) << file << ": " << r.err;
+    const Json doc = Json::parse(r.out);
+    bool kx_ran = false;
+    for (const Json& p : doc.at("simulated"))
+      if (p.at("policy") == "kx") kx_ran = p.at("ran").get<bool>();
+    EXPECT_TRUE(kx_ran) << file;
+  }
+  const Outcome r = cli("report " + std::string(GPURT_SOURCE_DIR "/examples/fifo/example2.json") + " --k 2");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--k = 2: must be 1..1"), std::string::npos) << r.err;
+}
+
 TEST_F(ReportCli, HtmlIsWrittenWithFigures) {
   const Outcome r = cli("report " + kMixed + " --policies smlp,be --html " + path("r.html"));
   ASSERT_EQ(r.code, 0) << r.err;
