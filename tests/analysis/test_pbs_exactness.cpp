@@ -4,6 +4,9 @@
 // variant (dominated, identical, none) returns a table ending when the plain search's earliest does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "gpurt/analysis/pbs.hpp"
@@ -22,9 +25,11 @@ PbsSystem random_system(Rng& rng) {
   const int n = static_cast<int>(rng.uniform_int(2, 4));
   static constexpr std::int64_t kPeriods[] = {4, 6, 8, 12};
   static constexpr int kThreads[] = {32, 64, 128, 192, 256};
+  std::vector<std::int64_t> wcets;
   for (int i = 0; i < n; ++i) {
     const std::int64_t period = kPeriods[rng.uniform_int(0, 3)];
     const std::int64_t wcet = rng.uniform_int(1, std::max<std::int64_t>(1, period / 2));
+    wcets.push_back(wcet);
     const int threads = kThreads[rng.uniform_int(0, 4)];
     const std::int64_t blocks = rng.uniform_int(1, 512 / threads);
     Json task{{"name", fmt::format("t{}", i)},
@@ -39,8 +44,11 @@ PbsSystem random_system(Rng& rng) {
   for (int i = 0; i < n; ++i) {
     for (int j = i + 1; j < n; ++j) {
       if (rng.uniform_int(0, 3) == 0) {
-        doc["batches"].push_back(Json{{"tasks", {fmt::format("t{}", i), fmt::format("t{}", j)}},
-                                      {"completion", rng.uniform_int(1, 6)}});
+        doc["batches"].push_back(
+            Json{{"tasks", {fmt::format("t{}", i), fmt::format("t{}", j)}},
+                 // a batch takes at least its members' wcets
+                 {"completion", std::max({wcets[static_cast<std::size_t>(i)],
+                                          wcets[static_cast<std::size_t>(j)], rng.uniform_int(1, 6)})}});
       }
     }
   }

@@ -86,8 +86,13 @@ TEST(PbsTaskFile, RejectsBadValuesNamingFilePathAndValue) {
   j["batches"][0]["tasks"] = Json::array({"a"});
   EXPECT_NE(error_of(j).find("must name at least two tasks"), std::string::npos);
   j = base();
-  j["batches"].push_back(Json::parse(R"({"tasks": ["a", "b"], "completion": 1})"));
-  EXPECT_NE(error_of(j).find("batches[1].tasks"), std::string::npos);
+  j["batches"].push_back(j["batches"][0]);
+  EXPECT_NE(error_of(j).find("batches[1].tasks"), std::string::npos) << error_of(j);
+  j = base();  // the batch ends when its last job does: not before a member's wcet
+  j["batches"][0]["completion"] = 1;
+  EXPECT_NE(error_of(j).find("batches[0].completion = 1: is less than the wcet of its task"),
+            std::string::npos)
+      << error_of(j);
   j = base();
   j["tasks"][0]["priority"] = 1;
   EXPECT_NE(error_of(j).find("priority"), std::string::npos);

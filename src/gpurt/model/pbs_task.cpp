@@ -150,6 +150,19 @@ PbsSystem parse_pbs_system(const Json& document, const std::string& file) {
     std::set<std::vector<int>> seen;
     for (const JsonNode& entry : batches->items()) {
       PbsBatchTime batch = read_batch(entry, system.time_unit, index);
+      // The batch ends when its last job does, and interference never speeds a kernel up
+      // (slowdown >= 1): a completion below a member's wcet would let the search run it faster
+      // than alone.
+      for (const int t : batch.tasks) {
+        const PbsTask& task = system.tasks[static_cast<std::size_t>(t)];
+        if (batch.completion < task.wcet) {
+          entry.at("completion")
+              .fail(fmt::format(
+                  "is less than the wcet of its task \"{}\" ({} {}): a batch ends when its last "
+                  "job does, and no job runs faster beside others",
+                  task.name, from_nanos(task.wcet, system.time_unit), to_string(system.time_unit)));
+        }
+      }
       if (!seen.insert(batch.tasks).second) {
         entry.at("tasks").fail("names the same set of tasks as an earlier batch (order does not matter)");
       }
