@@ -118,6 +118,34 @@ TEST(SmlpFile, TaskErrors) {
             "s.json: tasks[0].rho = 0.5: must be >= 1 (eq. 4 compares against the single-unit area)");
 }
 
+// Times up to 10^15 ns and at most 1,024 tasks, as in system@1 and rtgpu@1: every analysis of
+// a file that loads stays within 64-bit sums, and `gpurt convert --to system` can always write
+// what it read.
+TEST(SmlpFile, TimesAndTaskCountAreBounded) {
+  const std::string too_large = ": is too large (times are limited to 10^15 ns, about 11.6 days)";
+  EXPECT_EQ(error_after([](Json& d) { d["tasks"][0]["wcet_by_units"][0] = std::int64_t{1000000000001}; }),
+            "s.json: tasks[0].wcet_by_units[0] = 1000000000001" + too_large);
+  EXPECT_EQ(error_after([](Json& d) { d["tasks"][0]["wcet_by_units"][0] = std::int64_t{1000000000000}; }),
+            "<no error>");
+  EXPECT_EQ(error_after([](Json& d) { d["tasks"][0]["deadline"] = std::int64_t{2000000000000}; }),
+            "s.json: tasks[0].deadline = 2000000000000" + too_large);
+  EXPECT_EQ(error_after([](Json& d) { d["tasks"][1]["period"] = std::int64_t{2000000000000}; }),
+            "s.json: tasks[1].period = 2000000000000" + too_large);
+  EXPECT_EQ(error_after([](Json& d) { d["tasks"][1]["cpu_before"] = std::int64_t{2000000000000}; }),
+            "s.json: tasks[1].cpu_before = 2000000000000" + too_large);
+  EXPECT_EQ(error_after([](Json& d) { d["tasks"][1]["cpu_after"] = std::int64_t{2000000000000}; }),
+            "s.json: tasks[1].cpu_after = 2000000000000" + too_large);
+  EXPECT_EQ(error_after([](Json& d) {
+              const Json one = d["tasks"][1];
+              d["tasks"] = Json::array();
+              for (int i = 0; i < 1025; ++i) {
+                d["tasks"].push_back(one);
+                d["tasks"].back()["name"] = "t" + std::to_string(i);
+              }
+            }),
+            "s.json: tasks: holds more than 1024 tasks");
+}
+
 TEST(SmlpFile, AllowedUnitsErrors) {
   EXPECT_EQ(error_after([](Json& d) { d["tasks"][1]["allowed_units"] = {2}; }),
             "s.json: tasks[1].allowed_units = [2]: must contain 1 (a job must be able to start on any "

@@ -300,3 +300,41 @@ TEST(SystemFile, AnyFormatIsReadByItsFormat) {
               "gpurt/rtgpu@1, gpurt/pbs@1, gpurt/fifo@1)");
   }
 }
+
+// The fifo@1 and rtgpu@1 readers bound times and task counts as smlp@1 and system@1 do
+// (model/task_limits.hpp): what they load, `gpurt convert --to system` can always write.
+TEST(TaskFileLimits, FifoTimesAndRtgpuTaskCountsAreBounded) {
+  const auto error_of = [](const std::function<void()>& parse) -> std::string {
+    try {
+      parse();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  Json fifo = load_json_file(kDir + "fifo/example2.json");
+  fifo["tasks"][0]["period"] = 1e30;
+  EXPECT_NE(error_of([&] { (void)parse_fifo_system(fifo, "f.json"); }).find("f.json: tasks[0].period"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { (void)parse_fifo_system(fifo, "f.json"); }).find("is too large"),
+            std::string::npos);
+  Json rt = load_json_file(kDir + "rtgpu/two-tasks.json");
+  const Json one = rt["tasks"][0];
+  rt["tasks"] = Json::array();
+  for (int i = 0; i < 1025; ++i) {
+    rt["tasks"].push_back(one);
+    rt["tasks"].back()["name"] = "t" + std::to_string(i);
+    if (one.contains("priority")) rt["tasks"].back()["priority"] = i + 1;
+  }
+  EXPECT_EQ(error_of([&] { (void)parse_rtgpu_system(rt, "r.json"); }),
+            "r.json: tasks: holds more than 1024 tasks");
+  Json fifo_many = load_json_file(kDir + "fifo/example2.json");
+  const Json f0 = fifo_many["tasks"][0];
+  fifo_many["tasks"] = Json::array();
+  for (int i = 0; i < 1025; ++i) {
+    fifo_many["tasks"].push_back(f0);
+    fifo_many["tasks"].back()["name"] = "t" + std::to_string(i);
+  }
+  EXPECT_EQ(error_of([&] { (void)parse_fifo_system(fifo_many, "f.json"); }),
+            "f.json: tasks: holds more than 1024 tasks");
+}

@@ -6,6 +6,7 @@
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/platform.hpp"
+#include "gpurt/model/task_limits.hpp"
 
 namespace gpurt {
 
@@ -34,6 +35,7 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
   const JsonNode tasks = root.at("tasks");
   const auto entries = tasks.items();
   if (entries.empty()) tasks.fail("must hold at least one task");
+  check_task_count(tasks, entries.size());
   std::set<std::string> names;
   for (const JsonNode& e : entries) {
     e.expect_object({"name", "wcet", "period", "grid", "block"});
@@ -41,8 +43,8 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
     const JsonNode name = e.at("name");
     t.name = name.as_name();
     if (!names.insert(t.name).second) name.fail("is the name of an earlier task");
-    t.wcet = e.at("wcet").as_positive_time(s.time_unit, Rounding::up);
-    t.period = e.at("period").as_positive_time(s.time_unit, Rounding::down);
+    t.wcet = capped_task_time(e.at("wcet"), e.at("wcet").as_positive_time(s.time_unit, Rounding::up));
+    t.period = capped_task_time(e.at("period"), e.at("period").as_positive_time(s.time_unit, Rounding::down));
     t.grid = static_cast<int>(e.at("grid").as_int_in(1, 1 << 30));
     const JsonNode block = e.at("block");
     t.block = static_cast<int>(block.as_int_in(1, 1 << 20));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/model/task_limits.hpp"
 
 namespace gpurt {
 
@@ -116,6 +117,7 @@ RtgpuSystem parse_rtgpu_system(const Json& document, const std::string& file) {
   const JsonNode tasks = root.at("tasks");
   const auto entries = tasks.items();
   if (entries.empty()) tasks.fail("must hold at least one task");
+  check_task_count(tasks, entries.size());
   std::set<std::string> names;
   std::set<int> priorities;
   std::size_t with_priority = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/model/task_limits.hpp"
 
 namespace gpurt {
 
@@ -35,7 +36,7 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTimin
   }
   for (const JsonNode& entry : entries) {
     // A WCET is an upper bound: a fraction of a nanosecond rounds up.
-    task.wcet_by_units.push_back(entry.as_positive_time(unit, Rounding::up));
+    task.wcet_by_units.push_back(capped_task_time(entry, entry.as_positive_time(unit, Rounding::up)));
   }
   if (auto rho = node.find("rho")) task.rho = read_rho(*rho);
   if (auto allowed = node.find("allowed_units")) {
@@ -57,11 +58,14 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTimin
   }
   if (auto deadline = node.find("deadline")) {
     // A deadline rounds down: never promise more time than the file gives.
-    task.deadline = deadline->as_positive_time(unit, Rounding::down);
+    task.deadline = capped_task_time(*deadline, deadline->as_positive_time(unit, Rounding::down));
   }
-  if (auto period = node.find("period")) timing.period = period->as_positive_time(unit, Rounding::down);
-  if (auto c = node.find("cpu_before")) timing.cpu_before = c->as_nonnegative_time(unit, Rounding::up);
-  if (auto c = node.find("cpu_after")) timing.cpu_after = c->as_nonnegative_time(unit, Rounding::up);
+  if (auto period = node.find("period"))
+    timing.period = capped_task_time(*period, period->as_positive_time(unit, Rounding::down));
+  if (auto c = node.find("cpu_before"))
+    timing.cpu_before = capped_task_time(*c, c->as_nonnegative_time(unit, Rounding::up));
+  if (auto c = node.find("cpu_after"))
+    timing.cpu_after = capped_task_time(*c, c->as_nonnegative_time(unit, Rounding::up));
   return task;
 }
 
@@ -79,6 +83,7 @@ SmlpSystem parse_smlp_system(const Json& document, const std::string& file) {
   const JsonNode tasks = root.at("tasks");
   const auto entries = tasks.items();
   if (entries.empty()) tasks.fail("must hold at least one task");
+  check_task_count(tasks, entries.size());
   std::set<std::string> names;
   for (const JsonNode& entry : entries) {
     SmlpTaskTiming timing;
