@@ -44,6 +44,26 @@ TEST(Json, ErrorsShowLongValuesCut) {
             "f: p = " + std::string(198, 'a') + "... (251 bytes): q");
 }
 
+// The path and the file name are cut the same way (a 5 MB unknown key is a path), and a name
+// longer than 256 bytes is refused: tables pad every row to the longest name.
+TEST(Json, LongPathsAreCutAndLongNamesRefused) {
+  const std::string key(300, 'k');
+  const Json doc = parse_json("{\"" + key + "\": 1, \"name\": \"" + std::string(257, 'n') + "\"}", "f.json");
+  const JsonNode root(doc, "f.json");
+  EXPECT_EQ(error_of([&] {
+              root.expect_object({"name"});
+            }).rfind("f.json: " + std::string(200, 'k') + "... (300 bytes): unknown key", 0),
+            0u);
+  EXPECT_NE(error_of([&] {
+              (void)root.at("name").as_name();
+            }).find("is longer than 256 bytes (257); names are printed in tables"),
+            std::string::npos);
+  const Json fine = parse_json("{\"name\": \"" + std::string(256, 'n') + "\"}", "f.json");
+  EXPECT_EQ(JsonNode(fine, "f.json").at("name").as_name().size(), 256u);
+  EXPECT_EQ(std::string(gpurt::InputError(std::string(250, 'f'), "bad").what()),
+            std::string(200, 'f') + "... (250 bytes): bad");
+}
+
 TEST(Json, DuplicateKeysAreErrorsWithTheirPath) {
   EXPECT_EQ(error_of([] { parse_json(R"({"tasks": [{"a": 1}, {"name": 1, "name": 2}]})", "f.json"); }),
             "f.json: tasks[1]: duplicate key \"name\"");

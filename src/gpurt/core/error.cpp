@@ -7,22 +7,24 @@
 namespace gpurt {
 
 namespace {
+// A file name, path or value is shown whole up to 200 bytes: a 10 MB line of a malformed CSV or
+// a 5 MB unknown key would otherwise flood the terminal (InputError keeps each whole). The cut
+// backs off to the start of a UTF-8 character, so it never splits one.
+std::string shown(const std::string& text) {
+  constexpr std::size_t kShown = 200;
+  if (text.size() <= kShown) return text;
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 std::string compose(const std::string& file, const std::string& path, const std::string& value,
                     const std::string& problem) {
-  std::string out = file.empty() ? std::string("<input>") : file;
+  std::string out = file.empty() ? std::string("<input>") : shown(file);
   out += ": ";
   if (!path.empty()) {
-    out += path;
-    // A value is shown whole up to 200 bytes: a 10 MB line of a malformed CSV would otherwise
-    // flood the terminal (InputError::value() keeps it whole).
-    // The cut backs off to the start of a UTF-8 character, so it never splits one.
-    constexpr std::size_t kShown = 200;
-    std::size_t cut = kShown;
-    while (cut > 0 && cut < value.size() && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
-    if (!value.empty())
-      out += " = " + (value.size() <= kShown
-                          ? value
-                          : value.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes)");
+    out += shown(path);
+    if (!value.empty()) out += " = " + shown(value);
     out += ": ";
   }
   out += problem;

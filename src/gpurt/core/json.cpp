@@ -250,6 +250,11 @@ std::vector<JsonNode> JsonNode::items() const {
 std::string JsonNode::as_name() const {
   const std::string name = as_string();
   if (name.empty()) fail("must not be empty");
+  // Tables pad every row to the longest name: a 2 MB name would print gigabytes.
+  constexpr std::size_t kMaxNameBytes = 256;
+  if (name.size() > kMaxNameBytes)
+    fail(
+        fmt::format("is longer than {} bytes ({}); names are printed in tables", kMaxNameBytes, name.size()));
   for (std::size_t i = 0; i < name.size(); ++i) {
     if (control_character_at(name, i) > 0) fail("holds a control character; names are printed in tables");
   }
