@@ -20,6 +20,7 @@ struct RtgpuArgs {
   std::string file;
   std::string method = "rtgpu";
   std::string search = "exact";
+  std::int64_t max_analyses = RtgpuOptions{}.analysis_limit;
   bool json = false;
   bool check = false;
 };
@@ -107,6 +108,7 @@ void run_rtgpu(const RtgpuArgs& a) {
   options.search = a.search == "brute"    ? RtgpuSearch::brute
                    : a.search == "greedy" ? RtgpuSearch::greedy
                                           : RtgpuSearch::exact;
+  options.analysis_limit = a.max_analyses;
   const RtgpuSystem system = load_rtgpu_system(a.file);
   const RtgpuResult result = analyse_rtgpu(system, options);
   // Everything is computed before anything is printed: bad input never yields partial output.
@@ -223,6 +225,11 @@ void add_analyze_rtgpu(CLI::App& analyze) {
       ->check(CLI::IsMember({"rtgpu", "self-suspension", "stgm", "gcaps-rr"}));
   rtgpu->add_option("--search", args->search, "SM allocation search: exact (default), greedy or brute")
       ->check(CLI::IsMember({"brute", "greedy", "exact"}));
+  rtgpu
+      ->add_option("--max-analyses", args->max_analyses,
+                   "Stop a search after this many task analyses (exit 1; default 2000000: STGM's exact "
+                   "search is exponential in the tasks)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   rtgpu->add_flag("--json", args->json, "Print JSON instead of a table");
   rtgpu->add_flag("--check", args->check, "Exit 1 when the system is not schedulable");
   rtgpu->callback([args] { run_rtgpu(*args); });

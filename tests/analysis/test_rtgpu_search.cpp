@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "gpurt/analysis/rtgpu.hpp"
 #include "gpurt/core/error.hpp"
@@ -74,6 +77,33 @@ TEST(RtgpuSearch, BruteForceRefusesHugeGrids) {
   // The exact search handles the same system (one least count per task, binary search).
   const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::exact});
   EXPECT_LE(r.allocations_tried, 20 * 10);
+}
+
+// Every search stops after RtgpuOptions::analysis_limit task analyses (STGM's exact depth-first
+// search is exponential in the tasks): an error naming the limit, never a hang, and the same
+// system within the limit gets its answer.
+TEST(RtgpuSearch, AnySearchStopsAtItsAnalysisLimit) {
+  Rng rng(3);
+  for (int i = 0; i < 200; ++i) {
+    const RtgpuSystem s = random_small_system(rng);
+    RtgpuOptions o{RtgpuMethod::stgm, RtgpuSearch::exact};
+    const RtgpuResult full = analyse_rtgpu(s, o);
+    if (full.allocations_tried < 3) continue;
+    o.analysis_limit = full.allocations_tried;  // exactly enough
+    EXPECT_EQ(analyse_rtgpu(s, o).schedulable, full.schedulable);
+    o.analysis_limit = full.allocations_tried - 1;
+    try {
+      (void)analyse_rtgpu(s, o);
+      ADD_FAILURE() << "system " << i << " ran " << full.allocations_tried << " analyses under a limit of "
+                    << o.analysis_limit;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("stopped after {} task analyses", o.analysis_limit)),
+                std::string::npos)
+          << e.what();
+    }
+    return;
+  }
+  FAIL() << "no system needed three analyses";
 }
 
 TEST(RtgpuSearch, MoreTasksThanSmsIsUnschedulable) {

@@ -40,6 +40,9 @@ struct RtgpuOptions {
   RtgpuSearch search = RtgpuSearch::exact;
   /// Brute force refuses (throws gpurt::Error) when it would try more allocations than this.
   std::int64_t brute_force_limit = 20'000'000;
+  /// Any search stops with gpurt::Error after this many task analyses: STGM's exact depth-first
+  /// search is exponential in the tasks when a low-priority task cannot meet its deadline.
+  std::int64_t analysis_limit = 2'000'000;
 };
 
 /// One task's outcome under the reported allocation.

@@ -70,10 +70,16 @@ struct Search {
   RtgpuMethod method;
   std::vector<std::size_t> order;
   int total;               // GN
+  std::int64_t limit;      // the most analyses to run (RtgpuOptions::analysis_limit)
   std::int64_t tried = 0;  // analyses run
 
   bool task_ok(std::size_t rank, std::span<const int> by_rank) {
-    ++tried;
+    if (++tried > limit) {
+      throw Error(fmt::format(
+          "the {} search of {} stopped after {} task analyses without an answer ({} tasks, {} SMs): its "
+          "depth-first search is exponential in the tasks; use the greedy search (`gpurt analyze rtgpu --max-analyses` raises the limit)",
+          to_string(RtgpuSearch::exact), to_string(method), limit, n(), total));
+    }
     return rtgpu_task_bounds(s, order, rank, by_rank, method).schedulable;
   }
   bool all_ok(std::span<const int> by_rank) {
@@ -166,7 +172,7 @@ std::int64_t brute_force_size(int total, std::size_t n, std::int64_t cap) {
 
 RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options) {
   validate(system);
-  Search search{system, options.method, priority_order(system), system.platform.sms};
+  Search search{system, options.method, priority_order(system), system.platform.sms, options.analysis_limit};
   const std::size_t n = search.n();
   std::vector<int> by_rank(n, 1);
   bool found = false;
