@@ -125,6 +125,7 @@ struct FifoArgs {
   bool json = false;
   bool check = false;
   std::int64_t simulate = 0;
+  std::int64_t max_jobs = 10'000'000;  ///< tasks x --simulate (every response time is kept)
   std::uint64_t seed = 1;
   bool seeded = false;  ///< --seed given: random first releases
 };
@@ -175,6 +176,14 @@ void run_fifo(const FifoArgs& a) {
     if (system.gpu_threads > std::numeric_limits<std::int32_t>::max()) {
       throw InputError(a.file, "gpu_threads", std::to_string(system.gpu_threads),
                        "is too many to simulate (--simulate needs at most 2147483647)");
+    }
+    // Every job's response time is kept (8 bytes each): bound the total, not only the per-task count.
+    const auto total = static_cast<std::int64_t>(system.tasks.size()) * a.simulate;
+    if (total > a.max_jobs) {
+      throw InputError(
+          "command line", "--simulate", std::to_string(a.simulate),
+          fmt::format("simulates {} jobs in all ({} tasks), more than --max-jobs {}; raise --max-jobs", total,
+                      system.tasks.size(), a.max_jobs));
     }
     FifoSimOptions o;
     o.jobs = a.simulate;
@@ -250,6 +259,9 @@ void add_analyze_rtgpu(CLI::App& analyze) {
       fifo->add_option("--simulate", fargs->simulate,
                        "Simulate N jobs per task on the block-level simulator (one pool of m threads)")
           ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+  fifo->add_option("--max-jobs", fargs->max_jobs,
+                   "Refuse --simulate when the tasks times N pass this (default 10000000; 8 bytes a job)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   auto* seed =
       fifo->add_option(
               "--seed", fargs->seed,

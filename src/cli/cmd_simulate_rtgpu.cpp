@@ -30,6 +30,15 @@ double ratio(Nanos a, Nanos b) { return static_cast<double>(a.count()) / static_
 
 void run_file(const SimRtgpuArgs& a) {
   RtgpuSystem s = load_rtgpu_system(a.file);
+  // --jobs is per task: the run's work is the tasks times that (1,024 tasks x 100,000 jobs would
+  // run for hours), so --max-jobs bounds the total too.
+  const auto total = static_cast<std::int64_t>(s.tasks.size()) * a.jobs;
+  if (total > a.max_jobs) {
+    throw InputError(
+        "command line", "--jobs", std::to_string(a.jobs),
+        fmt::format("releases {} jobs in all ({} tasks), more than --max-jobs {}; raise --max-jobs", total,
+                    s.tasks.size(), a.max_jobs));
+  }
   apply_model_option(s.platform, a.model);
   const std::string model = model_in_force(s.platform);
   RtgpuOptions ao;
@@ -208,7 +217,8 @@ void add_simulate_rtgpu(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   add_model_option(cmd, args->model)->excludes(generated);
   auto* jobs = cmd->get_option("--jobs");
-  cmd->add_option("--max-jobs", args->max_jobs, "Refuse --jobs above this (default 100000)")
+  cmd->add_option("--max-jobs", args->max_jobs,
+                  "Refuse --jobs above this, or a FILE's tasks times --jobs above it (default 100000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
   cmd->add_option("--max-generated", args->max_generated, "Refuse --generated above this (default 10000)")
       ->check(CLI::Range(1, 1'000'000));

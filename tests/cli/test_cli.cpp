@@ -549,6 +549,28 @@ TEST_F(Cli, OutputsSpelledDifferentlyAreOneFileAndSweepsKeepOffTheirInputs) {
   EXPECT_EQ(read("tx2.json"), shown.out);
 }
 
+// Job limits bound the whole run, not one task's share: simulate-rtgpu --jobs and analyze fifo
+// --simulate are per task, so a file of 1,000 tasks would otherwise run a thousand times longer
+// (and fifo keeps every response time) than the limit suggests.
+TEST_F(Cli, JobLimitsBoundTheTasksTimesTheJobsPerTask) {
+  const std::string rt = GPURT_SOURCE_DIR "/examples/rtgpu/sim-two-tasks.json";
+  Outcome r = cli("simulate-rtgpu " + rt + " --jobs 60 --max-jobs 100");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--jobs = 60: releases 120 jobs in all (2 tasks), more than --max-jobs 100"),
+            std::string::npos)
+      << r.err;
+  r = cli("simulate-rtgpu " + rt + " --jobs 50 --max-jobs 100");
+  EXPECT_NE(r.code, 2) << r.err;
+  const std::string fifo = GPURT_SOURCE_DIR "/examples/fifo/example2.json";
+  r = cli("analyze fifo " + fifo + " --simulate 30 --max-jobs 100");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--simulate = 30: simulates 120 jobs in all (4 tasks), more than --max-jobs 100"),
+            std::string::npos)
+      << r.err;
+  r = cli("analyze fifo " + fifo + " --simulate 25 --max-jobs 100");
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 // Pictures of huge traces are bounded (issue 16): cut_ahead has 10 blocks; with at most 9 drawn,
 // the run stops with exit 1 naming the option and writes nothing, not even the result files.
 TEST_F(Cli, SimulateRefusesToDrawMoreBlocksThanMaxDrawnBlocks) {
