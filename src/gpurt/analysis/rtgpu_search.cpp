@@ -77,7 +77,8 @@ struct Search {
     if (++tried > limit) {
       throw Error(fmt::format(
           "the {} search of {} stopped after {} task analyses without an answer ({} tasks, {} SMs): its "
-          "depth-first search is exponential in the tasks; use the greedy search (`gpurt analyze rtgpu --max-analyses` raises the limit)",
+          "depth-first search is exponential in the tasks; use the greedy search (`gpurt analyze rtgpu "
+          "--max-analyses` raises the limit)",
           to_string(RtgpuSearch::exact), to_string(method), limit, n(), total));
     }
     return rtgpu_task_bounds(s, order, rank, by_rank, method).schedulable;
