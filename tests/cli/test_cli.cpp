@@ -571,6 +571,18 @@ TEST_F(Cli, JobLimitsBoundTheTasksTimesTheJobsPerTask) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// "-" as the config is standard input, as in the examiner: the same results as from the file.
+TEST_F(Cli, SimulateReadsTheConfigFromStandardInputAsDash) {
+  ASSERT_EQ(cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("file")).code, 0);
+  const Outcome r = cli("simulate - --platform jetson-tx2 --out " + path("stdin") + " < " + kCut);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"cutahead_1.json", "cutahead_2.json", "cutahead_3.json"})
+    EXPECT_EQ(read(std::string("stdin/") + name), read(std::string("file/") + name)) << name;
+  const Outcome empty = cli("simulate - --platform jetson-tx2 --out " + path("none") + " < /dev/null");
+  EXPECT_EQ(empty.code, 2) << empty.err;
+  EXPECT_EQ(empty.err.rfind("gpurt: error: -: ", 0), 0u) << empty.err;
+}
+
 // Pictures of huge traces are bounded (issue 16): cut_ahead has 10 blocks; with at most 9 drawn,
 // the run stops with exit 1 naming the option and writes nothing, not even the result files.
 TEST_F(Cli, SimulateRefusesToDrawMoreBlocksThanMaxDrawnBlocks) {

@@ -290,8 +290,13 @@ TEST(Scenario, RandomWalkWithoutAdditionalInfoWalksTheExaminersDefault) {
   EXPECT_TRUE(w.additional_info.is_null());
   doc["benchmarks"][0]["additional_info"] = 250;
   EXPECT_EQ(parse_scenario(doc, "c.json", rtx()).instances[0].walk_reads, 250);
-  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0].erase("additional_info"); }),
-            "c.json: benchmarks[0]: missing required key \"additional_info\"");
+  // A plugin without a default in the examiner still needs it; timer_spin has one (10 ms).
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][1].erase("additional_info"); }),
+            "c.json: benchmarks[1]: missing required key \"additional_info\"");
+  Json spin = valid();
+  spin["benchmarks"][0].erase("additional_info");
+  EXPECT_EQ(parse_scenario(spin, "c.json", rtx()).instances[0].actions.at(0).kernel.block_time,
+            Nanos{10'000'000});
 }
 
 // The examiner's multikernel keys (issue 16): per-kernel sm_mask, shared_memory_size and copies.
@@ -370,7 +375,7 @@ TEST(Scenario, TaskHostRefusesWhatItCannotModel) {
   EXPECT_NE(host({{"gpurt_sim", Json::object()}}, {}).find("additional_info.gpurt_sim: unknown key"),
             std::string::npos);
   EXPECT_NE(
-      host({{"benchmarks", {{{"filename", "timer_spin"}, {"thread_count", 32}, {"block_count", 1}}}}}, {})
+      host({{"benchmarks", {{{"filename", "multikernel"}, {"thread_count", 32}, {"block_count", 1}}}}}, {})
           .find("additional_info.benchmarks[0]: missing required key \"additional_info\""),
       std::string::npos);
 }

@@ -53,6 +53,19 @@ TEST(ExaminerCorpus, RandomWalkWithoutAdditionalInfoWalksTheDefault) {
   EXPECT_EQ(b.start, us(500));          // the second iteration follows the first
 }
 
+// timer_spin and counter_spin without additional_info take the examiner's defaults (10 ms;
+// 10^6 iterations at the default 1 ns each), and numbered comment keys ("comment_1") pass as the
+// examiner's prefix match lets them.
+TEST(ExaminerCorpus, SpinPluginsWithoutAdditionalInfoSpinTheDefault) {
+  const Trace t = run("spin_defaults.json");
+  ASSERT_EQ(t.instances.size(), 2u);
+  const auto& timer = t.instances[0].iterations.at(0).kernels.at(0).blocks.at(0);
+  EXPECT_EQ(timer.end - timer.start, ms(10));
+  const auto& counter = t.instances[1].iterations.at(0).kernels.at(0).blocks.at(0);
+  EXPECT_EQ(counter.end - counter.start, ms(1));
+  EXPECT_EQ(counter.start, ms(20));  // released at 0.02 s, after the timer's 10 ms
+}
+
 TEST(ExaminerCorpus, MultikernelTakesMasksCopiesSharedMemoryAndDelays) {
   const Trace t = run("multikernel_keys.json");
   const auto& kernels = t.instances.at(0).iterations.at(0).kernels;

@@ -18,8 +18,8 @@ namespace gpurt {
 /// says otherwise: 256 MiB.
 inline constexpr std::int64_t kDefaultMaxInputBytes = std::int64_t{256} << 20;
 
-/// The whole content of a file. Throws InputError naming the file when it cannot be read or
-/// holds more than the input limit (kDefaultMaxInputBytes, GPURT_MAX_INPUT_BYTES).
+/// The whole content of a file ("-": standard input). Throws InputError naming the file when it
+/// cannot be read or holds more than the input limit (kDefaultMaxInputBytes, GPURT_MAX_INPUT_BYTES).
 std::string read_text_file(const std::string& path);
 
 /// Writes `content` to `path` atomically (temporary file, then rename; through a symbolic link,

@@ -529,7 +529,16 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     detail::read_cpu_random_walk(opt_info, b, inst, s.sim, r.s.warnings);
     return inst;
   }
-  const JsonNode info = b.at("additional_info");
+  // The spin plugins' defaults when additional_info is absent, as the examiner's sources set
+  // them: timer_spin.cu and timer_spin_default_stream.cu spin 10 ms (DEFAULT_SPIN_DURATION),
+  // counter_spin.cu loops 10^6 times (DEFAULT_LOOP_ITERATIONS).
+  static const Json kDefaultSpinNs = 10'000'000, kDefaultLoopIterations = 1'000'000;
+  const bool spin = inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||
+                    inst.plugin == "counter_spin";
+  const JsonNode info =
+      opt_info || !spin ? b.at("additional_info")
+                        : JsonNode(inst.plugin == "counter_spin" ? kDefaultLoopIterations : kDefaultSpinNs,
+                                   b.file(), b.path() + ".additional_info");
   if (!modelled) return inst;
   if (inst.plugin == "timer_spin" || inst.plugin == "timer_spin_default_stream" ||
       inst.plugin == "counter_spin") {
