@@ -6,11 +6,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/syscall.h>
+#include <sys/types.h>
+
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <thread>
 
 #include "gpurt/core/rng.hpp"
 #include "gpurt/runtime/lock.hpp"
+#include "gpurt/runtime/sys.hpp"
 #include "lock_oracle.hpp"
 
 namespace {
@@ -181,4 +188,56 @@ TEST(SmlpRobust, RandomKillsDuringLockUnlockLoops) {
   EXPECT_EQ(lock.waiting(), 0);
   gpurt::SmlpLock::unlink(name);
   alarm(0);
+}
+
+namespace {
+
+// The state letter of /proc/PID/stat ('?' when it cannot be read).
+char state_of(pid_t pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return '?';
+  char buf[512] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  const char* p = std::strrchr(buf, ')');
+  return p != nullptr && p + 2 < buf + n ? p[2] : '?';
+}
+
+}  // namespace
+
+// Who counts as dead when reclaiming a holder's units: an exited, unreaped child (a zombie) is;
+// a process whose main thread called pthread_exit while another thread runs shows state Z for
+// its leader too, but is alive, and its units must not go to a second job.
+TEST(ProcessAlive, AZombieIsDeadButAProcessWhoseMainThreadExitedIsAlive) {
+  const pid_t zombie = fork();
+  if (zombie == 0) _exit(0);
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(zombie), &info, WEXITED | WNOWAIT), 0);  // exited, not reaped
+  EXPECT_EQ(state_of(zombie), 'Z');
+  EXPECT_FALSE(gpurt::runtime::process_alive(zombie, 0));
+  ASSERT_EQ(waitpid(zombie, nullptr, 0), zombie);
+
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t threads = fork();
+  if (threads == 0) {
+    std::thread([] {
+      for (;;) pause();
+    }).detach();
+    const char c = 'x';
+    if (write(ready[1], &c, 1) != 1) _exit(4);
+    // The main thread alone ends, as pthread_exit does (the raw call: pthread_exit would unwind
+    // through the test framework's handlers in this forked copy).
+    syscall(SYS_exit, 0);
+  }
+  wait_byte(ready[0]);
+  for (int i = 0; i < 400 && state_of(threads) != 'Z'; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(state_of(threads), 'Z');
+  EXPECT_TRUE(gpurt::runtime::process_alive(threads, 0));
+  kill(threads, SIGKILL);
+  ASSERT_EQ(waitpid(threads, nullptr, 0), threads);
+  EXPECT_FALSE(gpurt::runtime::process_alive(threads, 0));
+  close(ready[0]);
+  close(ready[1]);
 }

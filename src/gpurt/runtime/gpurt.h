@@ -53,8 +53,9 @@ gpurt_smlp* gpurt_smlp_open(const char* name, int units, int policy);
  * and writes the granted units to *OUT: the lowest-numbered free units. PRIORITY orders the
  * queue under GPURT_POLICY_PRIORITY (larger first) and is ignored under FIFO. Waits with a short
  * adaptive spin, then sleeps in the kernel (futex). Returns the number of units granted (> 0),
- * or -EINVAL (bad sizes; OUT or the lock NULL), -EAGAIN (queue full), -EOWNERDEAD/-ENOTRECOVERABLE
- * (shared state damaged beyond repair). Thread-safe: any number of threads may share one handle. */
+ * or -EINVAL (bad sizes; OUT or the lock NULL) or -EAGAIN (queue full). A process stopped inside
+ * the segment's nanosecond-long critical section blocks this call until it resumes (there is no
+ * timeout). Thread-safe: any number of threads may share one handle. */
 int gpurt_smlp_lock(gpurt_smlp* lock, const int* allowed_sizes, int n, int priority, gpurt_mask* out);
 
 /** Returns the units in *HELD (all held by the calling thread; a subset of a grant is allowed)

@@ -346,13 +346,17 @@ int ShmLock::queue_and_wait(std::span<const int> allowed, int priority, std::uin
                 fmt::format("{} requests already wait; at most {}", GPURT_MAX_WAITERS, GPURT_MAX_WAITERS));
   }
   Waiter& w = s.waiters[slot];
-  w.in_use = 1;
+  // The entry is published last: a process killed between these stores must not leave an entry
+  // marked in use with the previous occupant's pid, start and (old, small) ticket, which a live
+  // previous occupant would keep at the head of the queue for good (reclaim keeps live owners).
   w.pid = me.pid;
   w.tid = me.tid;
   w.start = me.start;
   w.ticket = ticket;
   w.priority = priority;
   w.wake.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  w.in_use = 1;
   s.waiting.fetch_add(1, std::memory_order_relaxed);
   for (;;) {
     if (s.free_count > 0 && head(s) == slot) {

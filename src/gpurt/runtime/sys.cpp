@@ -1,5 +1,6 @@
 #include "gpurt/runtime/sys.hpp"
 
+#include <dirent.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -72,18 +73,34 @@ const Identity& refresh_self() noexcept {
 
 }  // namespace detail
 
+// Whether the zombie `pid` still runs threads: a process whose main thread called pthread_exit
+// shows state Z for its leader while the others run; a dead, unreaped one has only the leader.
+bool has_running_threads(std::int32_t pid) noexcept {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
+  DIR* dir = opendir(path);
+  if (dir == nullptr) return errno != ENOENT;  // cannot tell: alive (never free a live holder's units)
+  int tasks = 0;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] != '.') ++tasks;
+  }
+  closedir(dir);
+  return tasks > 1;
+}
+
 bool process_alive(std::int32_t pid, std::uint64_t start) noexcept {
   if (pid <= 0) return false;
   if (pid == self().pid) return true;
+  // Only "no such process" is dead. A process of another user (EPERM; /proc hidden by hidepid)
+  // and a /proc entry that cannot be read (out of descriptors) are alive: freeing a live
+  // holder's units would hand its SMs to a second job.
+  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
   char state = '?';
   std::uint64_t now_start = 0;
-  if (!read_stat(pid, &state, &now_start)) {
-    // No /proc entry: dead, unless /proc is not mounted, where kill(pid, 0) must decide.
-    if (access("/proc/self/stat", R_OK) == 0) return false;
-    return kill(pid, 0) == 0 || errno == EPERM;
-  }
-  if (state == 'Z' || state == 'X') return false;
-  return start == 0 || now_start == start;
+  if (!read_stat(pid, &state, &now_start)) return errno != ENOENT || kill(pid, 0) == 0 || errno == EPERM;
+  if (state == 'X') return false;
+  if (state == 'Z' && !has_running_threads(pid)) return false;
+  return start == 0 || now_start == start;  // another process under a reused pid is not the holder
 }
 
 bool futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,

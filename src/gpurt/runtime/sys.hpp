@@ -37,8 +37,10 @@ inline const Identity& self() noexcept {
   return detail::refresh_self();
 }
 
-/// Whether process `pid`, started at `start`, still runs. A zombie counts as dead (it can never
-/// unlock again), and so does a pid now used by a newer process.
+/// Whether process `pid`, started at `start`, still runs. Dead: no such process (ESRCH), a pid now
+/// used by a newer process, or a zombie with no running thread (it can never unlock again).
+/// Alive: another user's process (EPERM, hidepid), a /proc entry that cannot be read, and a
+/// process whose main thread exited while others run (its leader shows Z).
 bool process_alive(std::int32_t pid, std::uint64_t start) noexcept;
 
 /// Sleeps while `*word == expected`, at most `timeout`. Returns false on timeout, true otherwise
