@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cassert>
 #include <cerrno>
@@ -355,8 +356,7 @@ int ShmLock::queue_and_wait(std::span<const int> allowed, int priority, std::uin
   w.ticket = ticket;
   w.priority = priority;
   w.wake.store(0, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  w.in_use = 1;
+  std::atomic_ref<std::uint32_t>(w.in_use).store(1, std::memory_order_release);
   s.waiting.fetch_add(1, std::memory_order_relaxed);
   for (;;) {
     if (s.free_count > 0 && head(s) == slot) {
