@@ -145,3 +145,27 @@ TEST(ShmHeader, SegmentsAre0600UnlessTheModeIsWidened) {
   EXPECT_EQ(gpurt_kx_unlink(b.c_str()), 0);
   EXPECT_EQ(gpurt_set_create_mode(0600), 0660);
 }
+
+// A segment another user owns (a name squatted in world-writable /dev/shm) is refused with
+// EACCES while this process keeps the default 0600 mode, and accepted once it widens its mode
+// (it shares locks across users). Needs the right to give the file to another user (root).
+TEST(ShmHeader, AnotherUsersSegmentIsRefusedUnlessTheModeIsWidened) {
+  const std::string name = gpurt::test::unique_name("squat");
+  gpurt_kx* kx = gpurt_kx_open(name.c_str(), 2);
+  ASSERT_NE(kx, nullptr) << gpurt_last_error();
+  gpurt_kx_close(kx);
+  const std::string file = "/dev/shm/gpurt-kx-" + name;
+  if (chown(file.c_str(), 65534, 65534) != 0) {
+    EXPECT_EQ(gpurt_kx_unlink(name.c_str()), 0);
+    GTEST_SKIP() << "cannot give " << file << " to another user (not root)";
+  }
+  EXPECT_EQ(gpurt_kx_open(name.c_str(), 2), nullptr);
+  EXPECT_NE(std::string(gpurt_last_error()).find("belongs to uid 65534"), std::string::npos)
+      << gpurt_last_error();
+  EXPECT_EQ(gpurt_set_create_mode(0660), 0600);
+  kx = gpurt_kx_open(name.c_str(), 2);
+  EXPECT_NE(kx, nullptr) << gpurt_last_error();
+  if (kx != nullptr) gpurt_kx_close(kx);
+  EXPECT_EQ(gpurt_set_create_mode(0600), 0660);
+  EXPECT_EQ(gpurt_kx_unlink(name.c_str()), 0);
+}

@@ -105,7 +105,9 @@ int gpurt_kx_unlink(const char* name);
 /** Permission bits of the lock segments this process creates from now on (process-wide; default
  * 0600: only the creating user may open them). 0660 lets the creator's group use the lock too;
  * 0666 lets every user. MODE must contain 0600 and nothing outside 0666; it is applied exactly
- * (the umask does not narrow it). Existing segments keep their permissions. Returns the previous
+ * (the umask does not narrow it). Existing segments keep their permissions. While the mode is
+ * 0600, opening a segment another user owns fails with -EACCES (a name squatted in /dev/shm).
+ * Returns the previous
  * mode, or -EINVAL. Trust model: docs/runtime.md "Who may open a lock". */
 int gpurt_set_create_mode(int mode);
 

@@ -129,6 +129,16 @@ int ShmLock::open(LockKind kind, const char* name, int units, int policy, bool a
       close(fd);
       return fail(ETIMEDOUT, fmt::format("{} was never initialised; remove it with gpurt_*_unlink", path));
     }
+    // Another user's segment: /dev/shm is world-writable, so anyone can create a name first, make
+    // it 0666 and then decide who gets which SMs. A process that has not widened its own mode (it
+    // does not share locks across users) attaches only to its own user's segments.
+    if (st.st_uid != geteuid() && (g_create_mode.load() & 077) == 0) {
+      close(fd);
+      return fail(EACCES,
+                  fmt::format("{} belongs to uid {}, not this user (uid {}); a process that shares locks "
+                              "with other users sets gpurt_set_create_mode(0660) first",
+                              path, st.st_uid, geteuid()));
+    }
     if (st.st_size != static_cast<off_t>(sizeof(Segment))) {
       close(fd);
       return fail(EPROTO, fmt::format("{} is not a gpurt lock of this version ({} bytes)", path, st.st_size));
