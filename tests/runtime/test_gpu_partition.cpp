@@ -81,7 +81,8 @@ TEST_P(GpuPartition, BlocksStayInsideTheMask) {
 
 TEST_P(GpuPartition, DisjointPartitionsCoRunOnDisjointSms) {
   if (_p->cooperative())
-    GTEST_SKIP() << "persistent threads share one stream; covered by BlocksStayInsideTheMask";
+    GTEST_SKIP() << "persistent-thread kernels pin themselves (pinned_for_each), the probe does not; "
+                    "covered by BlocksStayInsideTheMask";
   const int half = _p->units() / 2;
   const gpurt_mask a = first_units(0, half);
   const gpurt_mask b = first_units(half, half);

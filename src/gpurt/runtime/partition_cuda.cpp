@@ -137,12 +137,29 @@ class GreenContexts final : public Partitioner {
   std::map<StreamKey, CUstream> _streams;
 };
 
+// A stream belongs to the calling thread's current device: a partitioner used from another thread
+// (or after cudaSetDevice elsewhere) creates its streams on its own device, then restores the
+// thread's.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) {
+    check_rt(cudaGetDevice(&_previous), "cudaGetDevice");
+    if (_previous != device) check_rt(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~OnDevice() { cudaSetDevice(_previous); }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+ private:
+  int _previous = 0;
+};
+
 // libsmctrl's stream mask: a set bit DISABLES a TPC (libsmctrl.h); _ext takes 128 TPCs.
 __extension__ typedef unsigned __int128 U128;
 
 class Libsmctrl final : public Partitioner {
  public:
-  explicit Libsmctrl(int device) {
+  explicit Libsmctrl(int device) : _device(device) {
     check_rt(cudaSetDevice(device), "cudaSetDevice");
     _lib = dlopen("libsmctrl.so", RTLD_NOW | RTLD_LOCAL);
     if (_lib == nullptr) throw PartitionError(fmt::format("libsmctrl is not installed: {}", dlerror()));
@@ -177,6 +194,7 @@ class Libsmctrl final : public Partitioner {
     check_unit_mask(mask, units());
     const StreamKey key{key_of(mask), priority};
     if (auto it = _cache.find(key); it != _cache.end()) return it->second;
+    const OnDevice on(_device);
     cudaStream_t s = nullptr;
     check_rt(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
              "cudaStreamCreateWithPriority");
@@ -187,6 +205,7 @@ class Libsmctrl final : public Partitioner {
   }
 
  private:
+  int _device = 0;
   void* _lib = nullptr;
   void (*_set_mask)(void*, U128) = nullptr;
   int _tpcs = 0;
@@ -196,13 +215,13 @@ class Libsmctrl final : public Partitioner {
 
 class PersistentThreads final : public Partitioner {
  public:
-  explicit PersistentThreads(int device) {
+  explicit PersistentThreads(int device) : _device(device) {
     check_rt(cudaSetDevice(device), "cudaSetDevice");
     check_rt(cudaDeviceGetAttribute(&_sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
     _sms = std::min(_sms, GPURT_MAX_UNITS);
   }
   ~PersistentThreads() override {
-    for (auto& [priority, s] : _streams) cudaStreamDestroy(s);
+    for (auto& [key, s] : _streams) cudaStreamDestroy(s);
   }
   PartitionKind kind() const noexcept override { return PartitionKind::persistent_threads; }
   int units() const noexcept override { return _sms; }
@@ -212,12 +231,16 @@ class PersistentThreads final : public Partitioner {
   using Partitioner::stream;
   void* stream(const gpurt_mask& mask, int priority) override {
     check_unit_mask(mask, units());
-    // The mask is enforced by the kernel (pinned_for_each), not the stream: one per priority.
-    if (auto it = _streams.find(priority); it != _streams.end()) return it->second;
+    // The mask is enforced by the kernel (pinned_for_each), not the stream, but each unit set
+    // still gets its own: with one stream per priority, two jobs holding disjoint units would
+    // queue behind each other (and each one's synchronisation would wait for the other's work).
+    const StreamKey key{key_of(mask), priority};
+    if (auto it = _streams.find(key); it != _streams.end()) return it->second;
+    const OnDevice on(_device);
     cudaStream_t s = nullptr;
     check_rt(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority),
              "cudaStreamCreateWithPriority");
-    _streams.emplace(priority, s);
+    _streams.emplace(key, s);
     return s;
   }
   SmMask device_mask(const gpurt_mask& mask) const override {
@@ -226,8 +249,9 @@ class PersistentThreads final : public Partitioner {
   }
 
  private:
+  int _device = 0;
   int _sms = 0;
-  std::map<int, cudaStream_t> _streams;
+  std::map<StreamKey, cudaStream_t> _streams;
 };
 
 }  // namespace
