@@ -64,6 +64,18 @@ TEST(Json, LongPathsAreCutAndLongNamesRefused) {
             std::string(200, 'f') + "... (250 bytes): bad");
 }
 
+// An explicit null is an error, not the key's default: "switch_cost": null would otherwise
+// silently keep the preset's value.
+TEST(Json, AnExplicitNullIsAnErrorNotADefault) {
+  const Json doc = parse_json(R"({"model": {"switch_cost": null}, "absent": {}})", "p.json");
+  const JsonNode root(doc, "p.json");
+  EXPECT_EQ(error_of([&] { (void)root.at("model").find("switch_cost"); }),
+            "p.json: model.switch_cost = null: is null: give a value, or leave the key out for its default");
+  EXPECT_EQ(error_of([&] { (void)root.at("model").has("switch_cost"); }),
+            "p.json: model.switch_cost = null: is null: give a value, or leave the key out for its default");
+  EXPECT_FALSE(root.at("absent").find("switch_cost").has_value());
+}
+
 TEST(Json, DuplicateKeysAreErrorsWithTheirPath) {
   EXPECT_EQ(error_of([] { parse_json(R"({"tasks": [{"a": 1}, {"name": 1, "name": 2}]})", "f.json"); }),
             "f.json: tasks[1]: duplicate key \"name\"");

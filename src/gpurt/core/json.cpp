@@ -228,8 +228,12 @@ void JsonNode::expect_object(std::initializer_list<std::string_view> allowed) co
 std::optional<JsonNode> JsonNode::find(std::string_view key) const {
   if (!_value->is_object()) fail(fmt::format("must be an object, not {}", type_name(*_value)));
   const auto it = _value->find(key);
-  if (it == _value->end() || it->is_null()) return std::nullopt;
-  return child(*it, _path.empty() ? std::string(key) : _path + "." + std::string(key));
+  if (it == _value->end()) return std::nullopt;
+  JsonNode node = child(*it, _path.empty() ? std::string(key) : _path + "." + std::string(key));
+  // An explicit null is not a default: "switch_cost": null silently keeping the preset's value
+  // would hide a mistake (a generator writing None, a template left unfilled).
+  if (it->is_null()) node.fail("is null: give a value, or leave the key out for its default");
+  return node;
 }
 
 JsonNode JsonNode::at(std::string_view key) const {

@@ -57,7 +57,7 @@ class JsonNode {
   void expect_object(std::initializer_list<std::string_view> allowed) const;
   /// The value under `key`; an error if missing.
   JsonNode at(std::string_view key) const;
-  /// The value under `key`, or nullopt if absent (an explicit null counts as absent).
+  /// The value under `key`, or nullopt if absent; an explicit null is an error (InputError).
   std::optional<JsonNode> find(std::string_view key) const;
   bool has(std::string_view key) const { return find(key).has_value(); }
 
