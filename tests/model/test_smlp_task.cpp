@@ -144,6 +144,15 @@ TEST(SmlpFile, TimesAndTaskCountAreBounded) {
               }
             }),
             "s.json: tasks: holds more than 1024 tasks");
+  EXPECT_EQ(error_after([](Json& d) {
+              const Json one = d["tasks"][1];
+              d["tasks"] = Json::array();
+              for (int i = 0; i < 1024; ++i) {
+                d["tasks"].push_back(one);
+                d["tasks"].back()["name"] = "t" + std::to_string(i);
+              }
+            }),
+            "<no error>");
 }
 
 TEST(SmlpFile, AllowedUnitsErrors) {

@@ -318,23 +318,25 @@ TEST(TaskFileLimits, FifoTimesAndRtgpuTaskCountsAreBounded) {
             std::string::npos);
   EXPECT_NE(error_of([&] { (void)parse_fifo_system(fifo, "f.json"); }).find("is too large"),
             std::string::npos);
-  Json rt = load_json_file(kDir + "rtgpu/two-tasks.json");
-  const Json one = rt["tasks"][0];
-  rt["tasks"] = Json::array();
-  for (int i = 0; i < 1025; ++i) {
-    rt["tasks"].push_back(one);
-    rt["tasks"].back()["name"] = "t" + std::to_string(i);
-    if (one.contains("priority")) rt["tasks"].back()["priority"] = i + 1;
-  }
-  EXPECT_EQ(error_of([&] { (void)parse_rtgpu_system(rt, "r.json"); }),
+  // The example's first task `count` times (distinct names and priorities).
+  const auto copies = [](const std::string& file, int count) {
+    Json doc = load_json_file(kDir + file);
+    const Json one = doc["tasks"][0];
+    doc["tasks"] = Json::array();
+    for (int i = 0; i < count; ++i) {
+      doc["tasks"].push_back(one);
+      doc["tasks"].back()["name"] = "t" + std::to_string(i);
+      if (one.contains("priority")) doc["tasks"].back()["priority"] = i + 1;
+    }
+    return doc;
+  };
+  EXPECT_EQ(error_of([&] { (void)parse_rtgpu_system(copies("rtgpu/two-tasks.json", 1025), "r.json"); }),
             "r.json: tasks: holds more than 1024 tasks");
-  Json fifo_many = load_json_file(kDir + "fifo/example2.json");
-  const Json f0 = fifo_many["tasks"][0];
-  fifo_many["tasks"] = Json::array();
-  for (int i = 0; i < 1025; ++i) {
-    fifo_many["tasks"].push_back(f0);
-    fifo_many["tasks"].back()["name"] = "t" + std::to_string(i);
-  }
-  EXPECT_EQ(error_of([&] { (void)parse_fifo_system(fifo_many, "f.json"); }),
+  EXPECT_EQ(error_of([&] { (void)parse_fifo_system(copies("fifo/example2.json", 1025), "f.json"); }),
             "f.json: tasks: holds more than 1024 tasks");
+  // The bound itself is allowed.
+  EXPECT_EQ(error_of([&] { (void)parse_rtgpu_system(copies("rtgpu/two-tasks.json", 1024), "r.json"); }),
+            "<no error>");
+  EXPECT_EQ(error_of([&] { (void)parse_fifo_system(copies("fifo/example2.json", 1024), "f.json"); }),
+            "<no error>");
 }

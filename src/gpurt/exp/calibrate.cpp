@@ -150,8 +150,13 @@ bool memory_parameter(const std::string& name) { return name == "memory_bandwidt
 // without complaint and give nonsense: every measured kernel of an instance must have the block
 // and thread counts of one of the config's kernels of that instance, and record that many
 // blocks when it records any.
+// Where a case's measurement lies, as its errors name it: the result folder, or the case name.
+std::string measured_where(const CalibrationCase& c) {
+  return c.measured_folder.empty() ? c.name : c.measured_folder;
+}
+
 void check_measured_against_config(const CalibrationCase& c) {
-  const std::string where = c.measured_folder.empty() ? c.name : c.measured_folder;
+  const std::string where = measured_where(c);
   const std::string config = c.config_file.empty() ? c.name : c.config_file;
   // Every result file is one instance's: a file no instance writes (another config's, a second
   // run under another name) would otherwise be read, counted and then ignored without a word.
@@ -230,7 +235,7 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
       if (found == stats.end()) {
         const auto file = std::find_if(c.measured.instances.begin(), c.measured.instances.end(),
                                        [&](const InstanceTrace& m) { return m.log_name == inst.log_name; });
-        const std::string where = c.measured_folder.empty() ? c.name : c.measured_folder;
+        const std::string where = measured_where(c);
         if (file == c.measured.instances.end())
           throw InputError(where,
                            fmt::format("has no {}, the result file of this config's instance (is it the "
