@@ -82,4 +82,4 @@ tsan: setup
 	      -DGPURT_CUDA=OFF -DGPURT_PERF=OFF $(CMAKE_ARGS)
 	cmake --build build-tsan -j $(JOBS) --target test_runtime_locks test_runtime_partition
 	TSAN_OPTIONS=halt_on_error=1 GPURT_STRESS_SCALE=$(or $(GPURT_STRESS_SCALE),1) \
-	  ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -R '^(Smlp|Kx|Partition|AmdCuMask|ProcessAlive)'
+	  ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -R '^(Smlp|Kx|Partition|AmdCuMask|ProcessAlive|ShmMutex)'

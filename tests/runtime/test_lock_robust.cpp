@@ -9,14 +9,17 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include "gpurt/core/rng.hpp"
 #include "gpurt/runtime/lock.hpp"
+#include "gpurt/runtime/shm_mutex.hpp"
 #include "gpurt/runtime/sys.hpp"
 #include "lock_oracle.hpp"
 
@@ -240,4 +243,103 @@ TEST(ProcessAlive, AZombieIsDeadButAProcessWhoseMainThreadExitedIsAlive) {
   EXPECT_FALSE(gpurt::runtime::process_alive(threads, 0));
   close(ready[0]);
   close(ready[1]);
+}
+
+// The inner mutex of a lock's segment (ShmMutex), put by hand into the states a holder passes
+// through: its pid in the word, and its identity recorded (record_owner) or not yet.
+namespace gpurt::runtime {
+struct ShmMutexTestAccess {
+  static void hold(ShmMutex& m, std::uint32_t word, std::uint32_t recorded_pid,
+                   std::uint64_t recorded_start) {
+    m._owner_start.store(recorded_start);
+    m._owner_pid.store(recorded_pid);
+    m._word.store(word);
+  }
+};
+}  // namespace gpurt::runtime
+
+namespace {
+
+using gpurt::runtime::ShmMutex;
+using gpurt::runtime::ShmMutexTestAccess;
+
+// A child that writes its process start time to `fd` and sleeps until killed.
+pid_t spawn_sleeper(int fd) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  const std::uint64_t start = gpurt::runtime::self().start;
+  if (write(fd, &start, sizeof start) != static_cast<ssize_t>(sizeof start)) _exit(4);
+  for (;;) pause();
+}
+
+// Locks `m` on another thread; `done` turns true when lock() returns, with its result.
+struct Locker {
+  std::atomic<bool> done{false};
+  ShmMutex::Acquired result = ShmMutex::Acquired::ok;
+  std::thread thread;
+  explicit Locker(ShmMutex& m)
+      : thread([this, &m] {
+          result = m.lock(gpurt::runtime::self());
+          done.store(true);
+        }) {}
+  bool returns_within(std::chrono::milliseconds limit) {
+    const auto until = Clock::now() + limit;
+    while (!done.load() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return done.load();
+  }
+  ~Locker() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
+}  // namespace
+
+// A holder whose pid is in the word but who has not yet recorded its start time (it was
+// preempted between its CAS and record_owner) is alive: the start time in the segment is a
+// previous owner's, and taking over on it would give the mutex to two processes. Once the holder
+// is gone, the waiter takes over.
+TEST(ShmMutex, AHolderThatHasNotRecordedItselfYetIsNotTakenOver) {
+  Pipe p;
+  const pid_t child = spawn_sleeper(p.fd[1]);
+  ASSERT_GT(child, 0);
+  std::uint64_t start = 0;
+  ASSERT_EQ(read(p.fd[0], &start, sizeof start), static_cast<ssize_t>(sizeof start));
+  auto m = std::make_unique<ShmMutex>();
+  // The previous owner was another process (pid 1 is never this child); its start is stale.
+  ShmMutexTestAccess::hold(*m, static_cast<std::uint32_t>(child), 1, start + 1000);
+  Locker locker(*m);
+  EXPECT_FALSE(locker.returns_within(std::chrono::milliseconds(80)));  // eight check periods
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  ASSERT_TRUE(locker.returns_within(std::chrono::seconds(5)));
+  EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+}
+
+// A recorded holder that runs under its recorded start time is alive; the same pid running with
+// another start time is a reused pid, and its holder is dead (taken over while the pid runs).
+TEST(ShmMutex, ARecordedHolderIsAliveUntilItsPidRunsAsAnotherProcess) {
+  Pipe p;
+  const pid_t child = spawn_sleeper(p.fd[1]);
+  ASSERT_GT(child, 0);
+  std::uint64_t start = 0;
+  ASSERT_EQ(read(p.fd[0], &start, sizeof start), static_cast<ssize_t>(sizeof start));
+  const auto pid = static_cast<std::uint32_t>(child);
+  {
+    auto m = std::make_unique<ShmMutex>();
+    ShmMutexTestAccess::hold(*m, pid, pid, start);
+    Locker locker(*m);
+    EXPECT_FALSE(locker.returns_within(std::chrono::milliseconds(80)));
+    m->unlock();  // as the holder would
+    ASSERT_TRUE(locker.returns_within(std::chrono::seconds(5)));
+    EXPECT_EQ(locker.result, ShmMutex::Acquired::ok);
+  }
+  {
+    auto m = std::make_unique<ShmMutex>();
+    ShmMutexTestAccess::hold(*m, pid, pid, start + 1000);  // recorded by an earlier process with this pid
+    Locker locker(*m);
+    ASSERT_TRUE(locker.returns_within(std::chrono::seconds(5)));
+    EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+  }
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
 }

@@ -19,7 +19,7 @@ ShmMutex::Acquired ShmMutex::lock_slow(const Identity& me) noexcept {
     c = 0;
     if (_word.load(std::memory_order_relaxed) == 0 &&
         _word.compare_exchange_strong(c, mine, std::memory_order_acquire, std::memory_order_relaxed)) {
-      _owner_start.store(me.start, std::memory_order_relaxed);
+      record_owner(me);
       return Acquired::ok;
     }
   }
@@ -29,7 +29,7 @@ ShmMutex::Acquired ShmMutex::lock_slow(const Identity& me) noexcept {
       // Others may be asleep: keep the flag so our unlock wakes one of them.
       if (_word.compare_exchange_strong(c, mine | kContended, std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
-        _owner_start.store(me.start, std::memory_order_relaxed);
+        record_owner(me);
         return Acquired::ok;
       }
       continue;
@@ -41,7 +41,7 @@ ShmMutex::Acquired ShmMutex::lock_slow(const Identity& me) noexcept {
     if (!futex_wait(&_word, c, kCheckPeriod) && owner_dead(c)) {
       if (_word.compare_exchange_strong(c, mine | kContended, std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
-        _owner_start.store(me.start, std::memory_order_relaxed);
+        record_owner(me);
         return Acquired::owner_died;
       }
     }
@@ -53,10 +53,16 @@ void ShmMutex::wake_one() noexcept { futex_wake(&_word, 1); }
 bool ShmMutex::owner_dead(std::uint32_t word) noexcept {
   const auto pid = static_cast<std::int32_t>(word & ~kContended);
   if (!process_alive(pid, 0)) return true;  // no such process, or a zombie
+  // The pid runs. Until the owner has recorded itself (record_owner, two stores after its CAS)
+  // the start time is a previous owner's: a holder preempted between its CAS and those stores
+  // must not look dead, however long it waits for a CPU. (If it died right there and its pid
+  // was reused before anyone checked, the mutex is taken over once that other process exits.)
+  if (_owner_pid.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pid)) return false;
   const std::uint64_t start = _owner_start.load(std::memory_order_relaxed);
   if (process_alive(pid, start)) return false;
-  // The pid runs, but as a newer process than the one that recorded its start -- or the owner
-  // has not recorded its start yet. Only the same (word, start) over a whole period means dead.
+  // The pid runs as a newer process than the one that recorded its start: a reused pid. (Or a
+  // previous owner with this same pid recorded it, and the current one, a newer process, has
+  // not yet.) Only the same (word, start) over a whole period means dead.
   if (word == _suspect_word.load(std::memory_order_relaxed) &&
       start == _suspect_start.load(std::memory_order_relaxed)) {
     return true;

@@ -24,7 +24,7 @@ class ShmMutex {
     std::uint32_t c = 0;
     if (_word.compare_exchange_strong(c, static_cast<std::uint32_t>(me.pid), std::memory_order_acquire,
                                       std::memory_order_relaxed)) [[likely]] {
-      _owner_start.store(me.start, std::memory_order_relaxed);
+      record_owner(me);
       return Acquired::ok;
     }
     return lock_slow(me);
@@ -37,12 +37,21 @@ class ShmMutex {
  private:
   static constexpr std::uint32_t kContended = 0x8000'0000U;  // someone may sleep on the word (pids < 2^22)
 
+  friend struct ShmMutexTestAccess;  // tests/runtime: sets the fields to states a holder passes through
+
+  // After taking the word: the start time first, then the pid (release), so that whoever reads
+  // _owner_pid equal to the word's pid (acquire) also reads that owner's start time.
+  void record_owner(const Identity& me) noexcept {
+    _owner_start.store(me.start, std::memory_order_relaxed);
+    _owner_pid.store(static_cast<std::uint32_t>(me.pid), std::memory_order_release);
+  }
   Acquired lock_slow(const Identity& me) noexcept;
   void wake_one() noexcept;
   bool owner_dead(std::uint32_t word) noexcept;
 
   std::atomic<std::uint32_t> _word;          // 0: free; else owner pid | kContended
   std::atomic<std::uint64_t> _owner_start;   // the owner's process start time (pid reuse check)
+  std::atomic<std::uint32_t> _owner_pid;     // whose start _owner_start is (the word's pid once recorded)
   std::atomic<std::uint32_t> _suspect_word;  // pid reuse: the same owner word seen twice
   std::atomic<std::uint64_t> _suspect_start;
 };
