@@ -12,8 +12,8 @@
 namespace gpurt::runtime {
 
 constexpr std::uint64_t kMagic = 0x6770'7572'746c'6b31;  // "gpurtlk1"
-constexpr std::uint32_t kVersion =
-    4;  // 3: no last_check_ns (per handle now); 4: ShmMutex records its owner pid
+// Layout version. 3: no last_check_ns (per handle now); 4: ShmMutex records its owner's pid.
+constexpr std::uint32_t kVersion = 4;
 
 struct Owner {
   std::int32_t pid;  // 0: the unit is free
