@@ -6,6 +6,7 @@
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/trace/chart.hpp"
+#include "sweep_common.hpp"
 
 namespace gpurt::cli {
 
@@ -13,19 +14,24 @@ namespace {
 
 struct ChartArgs {
   std::string csv, x, group, title, x_label, y_label, note, out;
-  std::vector<std::string> ys;
+  std::string y;  ///< --y as given: comma-separated columns
   bool log_x = false, log_y = false;
 };
 
 void run_chart(const ChartArgs& a) {
   check_output_file(a.out, "--out");  // before any work
   check_output_not_input(a.out, {a.csv}, "--out");
+  const std::vector<std::string> ys = split_commas(a.y);
+  for (const std::string& y : ys) {
+    if (y.empty())
+      throw InputError("command line", "--y", a.y, "has an empty item: name columns separated by commas");
+  }
   const CsvTable table = parse_csv(read_text_file(a.csv), a.csv);
   Chart chart;
-  chart.series = series_from_csv(table, a.csv, a.x, a.ys, a.group);
+  chart.series = series_from_csv(table, a.csv, a.x, ys, a.group);
   chart.title = a.title.empty() ? a.csv : a.title;
   chart.x_label = a.x_label.empty() ? a.x : a.x_label;
-  chart.y_label = !a.y_label.empty() ? a.y_label : a.ys.size() == 1 ? a.ys.front() : "";
+  chart.y_label = !a.y_label.empty() ? a.y_label : ys.size() == 1 ? ys.front() : "";
   chart.log_x = a.log_x;
   chart.log_y = a.log_y;
   chart.note = a.note;
@@ -51,7 +57,7 @@ void add_chart(CLI::App& app) {
   auto a = std::make_shared<ChartArgs>();
   cmd->add_option("CSV", a->csv, "CSV file with a header line")->required();
   cmd->add_option("--x", a->x, "Column for the x axis")->required();
-  cmd->add_option("--y", a->ys, "Column(s) for the y axis, comma-separated")->required()->delimiter(',');
+  cmd->add_option("--y", a->y, "Column(s) for the y axis, comma-separated")->required();
   cmd->add_option("--group", a->group, "Column whose values split the rows into lines");
   cmd->add_option("--title", a->title, "Chart title (default: the file name)");
   cmd->add_option("--x-label", a->x_label, "x axis label (default: the column)");

@@ -64,6 +64,10 @@ void add_convert(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"system", "smlp", "rtgpu", "pbs", "fifo"}));
   cmd->add_option("--out", a->out, "Write here (atomically) instead of stdout");
+  cmd->footer(
+      "Reads IN by its \"format\" and writes the requested one; where the target model does not\n"
+      "apply, exit 2 with the reason and nothing written. docs/report.md \"gpurt convert\".\n"
+      "Example:\n  gpurt convert examples/system/mixed.system.json --to smlp --out mixed.smlp.json");
   cmd->callback([a] { run(*a); });
 }
 

@@ -107,8 +107,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (app.exit(e) != 0) return 2;
+    // --help and --version: what they printed must reach its reader as well (below).
   } catch (const gpurt::InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "gpurt: error: {}\n", gpurt::printable(e.what()));

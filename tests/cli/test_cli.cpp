@@ -7,8 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -402,9 +405,38 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
             std::string::npos)
       << read("e");
   EXPECT_EQ(read("o"), "");
-  const std::string full = std::string(GPURT_CLI) + " platforms >/dev/full 2>" + path("e");
-  EXPECT_EQ(WEXITSTATUS(std::system(full.c_str())), 1);
-  EXPECT_EQ(read("e"), "gpurt: error: cannot write to standard output\n");
+  for (const char* args : {"platforms", "--help", "analyze smlp --help", "--version"}) {
+    const std::string full = std::string(GPURT_CLI) + " " + args + " >/dev/full 2>" + path("e");
+    EXPECT_EQ(WEXITSTATUS(std::system(full.c_str())), 1) << args;
+    EXPECT_EQ(read("e"), "gpurt: error: cannot write to standard output\n") << args;
+  }
+}
+
+// Every command's --help shows an example (README: "Every command has `--help` with an
+// example"): each leaf of the command tree, found by walking the "Subcommands:" lists.
+TEST_F(Cli, EveryCommandsHelpHasAnExample) {
+  std::vector<std::string> pending = {""}, leaves;
+  while (!pending.empty()) {
+    const std::string command = pending.back();
+    pending.pop_back();
+    const Outcome help = cli(command + " --help");
+    ASSERT_EQ(help.code, 0) << command << help.err;
+    const std::size_t list = help.out.find("\nSubcommands:\n");
+    if (list == std::string::npos) {
+      leaves.push_back(command);
+      EXPECT_NE(help.out.find("Example"), std::string::npos)
+          << "gpurt" << command << " --help has no example";
+      continue;
+    }
+    std::istringstream lines(help.out.substr(list + 14));
+    for (std::string line; std::getline(lines, line) && line.starts_with("  ");) {
+      std::istringstream words(line);
+      std::string name;
+      words >> name;
+      pending.push_back(command + " " + name);
+    }
+  }
+  EXPECT_GE(leaves.size(), 25U);  // the walk found the tree (platforms ... convert, sweep's five)
 }
 
 // ---- Issue 16: outputs are checked before anything runs and written all or none ----
@@ -806,4 +838,26 @@ TEST_F(Cli, PbsSearchStopsAtTheDefaultVertexCapWithExitOne) {
   EXPECT_EQ(t.code, 1) << t.err;
   EXPECT_NE(t.err.find("--max-vertices 200"), std::string::npos) << t.err;
   EXPECT_NE(cli("analyze pbs --help").out.find("default 1000000"), std::string::npos);
+}
+
+// A folder that access() calls writable but where no file can be created (/proc, for root) is
+// refused before the run, and nothing is left behind; so is an empty item in chart's --y list.
+TEST_F(Cli, OutputsWhereNoFileCanBeCreatedAndEmptyColumnNamesAreRefusedFirst) {
+  const Outcome svg =
+      cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("r") + " --svg /proc/x.svg");
+  EXPECT_EQ(svg.code, 2) << svg.err;
+  EXPECT_NE(svg.err.find("--svg = /proc/x.svg: folder /proc is not writable"), std::string::npos) << svg.err;
+  EXPECT_FALSE(std::filesystem::exists(path("r")));
+  const Outcome convert =
+      cli("convert " GPURT_SOURCE_DIR "/examples/system/mixed.system.json --to smlp --out /proc/x.json");
+  EXPECT_EQ(convert.code, 2) << convert.err;
+  const std::string csv = write("s.csv", "x,a,b\n1,2,3\n2,3,4\n");
+  for (const char* y : {"a,", ",a", "a,,b"}) {
+    const Outcome chart = cli("chart " + csv + " --x x --y " + y + " --out " + path("c.svg"));
+    EXPECT_EQ(chart.code, 2) << y;
+    EXPECT_EQ(chart.err, fmt::format("gpurt: error: command line: --y = {}: has an empty item: name columns "
+                                     "separated by commas\n",
+                                     y));
+  }
+  EXPECT_EQ(cli("chart " + csv + " --x x --y a,b --out " + path("c.svg")).code, 0);
 }

@@ -193,8 +193,15 @@ TEST(Report, JsonHasTheDocumentedShape) {
   EXPECT_EQ(smlp.at("tasks").at(0).at("name"), "a");
   EXPECT_EQ(smlp.at("tasks").at(0).at("bound"), 125.527);  // shortest decimal, file's unit
   for (const Json& a : j.at("analyses")) {
-    for (const char* key : {"name", "applicable", "why", "schedulable", "tasks"})
+    for (const char* key :
+         {"name", "source", "policy", "applicable", "why", "schedulable", "detail", "tasks"})
       EXPECT_TRUE(a.contains(key)) << key;
+    // Every key always: a task row without a note says "note": null.
+    for (const Json& t : a.at("tasks")) {
+      for (const char* key : {"name", "bound", "deadline", "note"})
+        EXPECT_TRUE(t.contains(key)) << a.at("name") << key;
+      EXPECT_TRUE(t.at("note").is_null() || t.at("note").is_string());
+    }
     if (!a.at("applicable").get<bool>()) {
       EXPECT_TRUE(a.at("why").is_string());
     }

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/scenario.hpp"
@@ -273,6 +276,28 @@ TEST(Scenario, LogNamesStayInsideTheOutputFolder) {
   Json doc = valid();
   doc["benchmarks"][0]["log_name"] = "runs/./1//a..b.json";
   EXPECT_EQ(parse_scenario(doc, "c.json", rtx()).instances[0].log_name, "runs/1/a..b.json");
+  // A file name gpurt prints must not drive the terminal.
+  EXPECT_NE(with_log("a\x1b.json").find("benchmarks[0].log_name = "), std::string::npos);
+  EXPECT_NE(with_log("a\x1b.json").find("holds a control character"), std::string::npos);
+}
+
+// Labels and the config's name are printed in the summary table: a control character (an
+// escape sequence that would drive the terminal) is bad input, naming the path; empty is fine.
+TEST(Scenario, LabelsHoldNoControlCharacters) {
+  const std::vector<std::pair<std::string, std::function<void(Json&, const std::string&)>>> places = {
+      {"name", [](Json& d, const std::string& v) { d["name"] = v; }},
+      {"benchmarks[0].label", [](Json& d, const std::string& v) { d["benchmarks"][0]["label"] = v; }},
+      {"benchmarks[1].additional_info[0].kernel_label",
+       [](Json& d, const std::string& v) { d["benchmarks"][1]["additional_info"][0]["kernel_label"] = v; }},
+      {"benchmarks[2].additional_info.actions[1].label", [](Json& d, const std::string& v) {
+         d["benchmarks"][2]["additional_info"]["actions"][1]["label"] = v;
+       }}};
+  for (const auto& [path, set] : places) {
+    const std::string error = error_after([&](Json& d) { set(d, "a\x1b[2J"); });
+    EXPECT_NE(error.find("c.json: " + path + " = "), std::string::npos) << error;
+    EXPECT_NE(error.find("holds a control character"), std::string::npos) << error;
+    EXPECT_EQ(error_after([&](Json& d) { set(d, ""); }), "<no error>") << path;
+  }
 }
 
 // The examiner's random_walk walks 1000 reads per thread when additional_info is absent

@@ -96,9 +96,18 @@ fs::path folder_of(const std::string& path) {
   return parent.empty() ? fs::path(".") : parent;
 }
 
+// A folder a file can be created in. access() alone passes /proc and /sys for root (the
+// permission bits do not bind root, and neither is mounted read-only), where creating the
+// file then fails after the work: a file is created and removed again to be sure.
 bool writable_directory(const fs::path& dir) {
   std::error_code ec;
-  return fs::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0;
+  if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK | X_OK) != 0) return false;
+  std::string probe = (dir / ".gpurt-write-check-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return true;
 }
 
 // Where writing `path` lands: through a symbolic link to the file it names (replacing the link

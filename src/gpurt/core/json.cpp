@@ -256,8 +256,12 @@ std::vector<JsonNode> JsonNode::items() const {
 }
 
 std::string JsonNode::as_name() const {
+  if (as_string().empty()) fail("must not be empty");
+  return as_label();
+}
+
+std::string JsonNode::as_label() const {
   const std::string name = as_string();
-  if (name.empty()) fail("must not be empty");
   // Tables pad every row to the longest name: a 2 MB name would print gigabytes.
   constexpr std::size_t kMaxNameBytes = 256;
   if (name.size() > kMaxNameBytes)

@@ -68,6 +68,9 @@ class JsonNode {
   /// A task's name: a non-empty string without control characters (C0, DEL, C1) or Unicode
   /// direction controls, which would break or disguise the text tables it is printed in.
   std::string as_name() const;
+  /// A label (an examiner config's name, an instance's or a kernel's label): as_name, but it may
+  /// be empty.
+  std::string as_label() const;
   bool as_bool() const;
   /// Any finite JSON number.
   double as_number() const;

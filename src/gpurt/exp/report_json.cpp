@@ -16,10 +16,11 @@ Json analyses_json(const Report& r) {
   for (const ReportAnalysis& a : r.analyses) {
     Json tasks = Json::array();
     for (const ReportTaskBound& b : a.tasks) {
-      Json t{
-          {"name", b.name}, {"bound", time_or_null(b.bound, u)}, {"deadline", time_or_null(b.deadline, u)}};
-      if (!b.note.empty()) t["note"] = b.note;
-      tasks.push_back(std::move(t));
+      // Every key always (docs/report.md): a task without a note has "note": null.
+      tasks.push_back(Json{{"name", b.name},
+                           {"bound", time_or_null(b.bound, u)},
+                           {"deadline", time_or_null(b.deadline, u)},
+                           {"note", b.note.empty() ? Json(nullptr) : Json(b.note)}});
     }
     out.push_back(Json{{"name", a.name},
                        {"source", a.source},

@@ -90,6 +90,10 @@ std::string read_log_name(const JsonNode& node) {
   const std::string name = node.as_string();
   if (name.empty()) node.fail("must not be empty");
   if (name.front() == '/') node.fail("must be a file name inside the output folder, not an absolute path");
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (control_character_at(name, i) > 0)
+      node.fail("holds a control character; it names a file gpurt prints");
+  }
   std::string out;
   for (std::size_t start = 0;;) {
     const std::size_t end = name.find('/', start);
@@ -214,7 +218,7 @@ void read_multikernel(const JsonNode& info, ScenarioInstance& inst, const Platfo
                      "shared_memory_size", "copy_in_count", "copy_out_count", "comment"});
     HostAction a;
     a.kind = HostAction::Kind::kernel;
-    a.label = k.has("kernel_label") ? k.at("kernel_label").as_string() : fmt::format("K{}", i + 1);
+    a.label = k.has("kernel_label") ? k.at("kernel_label").as_label() : fmt::format("K{}", i + 1);
     Nanos delay{0};
     if (auto d = k.find("delay")) delay = seconds(*d);
     a.kernel = spin_kernel(a.label, read_dims(k.at("block_count"), false),
@@ -264,7 +268,7 @@ HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst
   if (auto d = node.find("delay")) a.delay = seconds(*d);
   const JsonNode type = node.at("type");
   const std::string t = type.as_string();
-  a.label = node.has("label") ? node.at("label").as_string() : t;
+  a.label = node.has("label") ? node.at("label").as_label() : t;
   const auto params = node.find("parameters");
   auto param = [&](std::string_view key) { return params ? params->find(key) : std::nullopt; };
   if (t == "kernel") {
@@ -466,7 +470,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   }
   inst.log_name =
       b.has("log_name") ? read_log_name(b.at("log_name")) : fmt::format("{}_{}.json", inst.plugin, index);
-  inst.label = b.has("label") ? b.at("label").as_string() : "";
+  inst.label = b.has("label") ? b.at("label").as_label() : "";
   // multikernel, stream_action and task_host size their kernels themselves, cuFFT picks its own
   // grid, and CPU-only plugins have none; matrix_multiply and mandelbrot ignore block_count (the
   // grid follows from the data), as the examiner's plugins do.
@@ -667,7 +671,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
                       "base_result_directory", "pin_cpus", "do_warmup", "sync_every_iteration",
                       "omit_block_times", "benchmarks", "comment", "gpurt_sim"});
   Scenario s;
-  s.name = root.at("name").as_string();
+  s.name = root.at("name").as_label();
   s.max_iterations = root.at("max_iterations").as_int_in(0, INT64_MAX);
   s.max_time = seconds(root.at("max_time"));
   if (auto v = root.find("use_processes")) s.use_processes = v->as_bool();
