@@ -244,8 +244,10 @@ TEST(PbsBaselineRules, EdfParallelSkipsAJobThatDoesNotFitAndTakesLaterOnes) {
   EXPECT_EQ(r.table[1].end.count(), 55'000);
 }
 
-// §2.5: a job alone takes its WCET C; in company ceil(C · s), a product within 1e-6 ns of an
-// integer taken as that integer (100 × 1.1 is 110.00000000000001 in binary floating point).
+// §2.5: a job alone takes its WCET C; in company ceil(C · s), s the decimal the file writes
+// (100 × 1.1 is 110.00000000000001 in binary floating point, but 110 exactly), and a product
+// just above an integer rounds up: 5 × 1.0000001 = 5.0000005 is 6 ns (a 1e-6 ns snap made it 5,
+// and two such jobs with D = 5 ns "met" their deadline in one batch).
 TEST(PbsModelRules, AloneAJobTakesCInCompanyCeilOfCTimesS) {
   const PbsSystem alone = two_sm_system(R"([
       {"name": "T", "period": 100, "deadline": 40, "wcet": 30, "blocks": 1, "threads": 64, "slowdown": 1.5}])");
@@ -264,6 +266,13 @@ TEST(PbsModelRules, AloneAJobTakesCInCompanyCeilOfCTimesS) {
       {"name": "b", "period": 1000, "wcet": 1, "blocks": 1, "threads": 64}])",
                                     "ns"));
   EXPECT_EQ(tenth.completion(0b11), 110);
+  const PbsSystem tight = two_sm_system(R"([
+      {"name": "a", "period": 100, "deadline": 5, "wcet": 5, "blocks": 1, "threads": 64, "slowdown": 1.0000001},
+      {"name": "b", "period": 100, "deadline": 5, "wcet": 5, "blocks": 1, "threads": 64, "slowdown": 1.0000001}])",
+                                        "ns");
+  EXPECT_EQ(PbsJobs(tight).completion(0b11), 6);
+  for (PbsPolicy policy : {PbsPolicy::gpusched, PbsPolicy::edf_serial, PbsPolicy::edf_parallel})
+    EXPECT_FALSE(analyse_pbs(tight, {.policy = policy}).schedulable) << static_cast<int>(policy);
 }
 
 }  // namespace

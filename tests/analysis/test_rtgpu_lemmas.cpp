@@ -39,6 +39,10 @@ TEST(RtgpuLemma51, GpuBoundsRoundSafely) {
   // 3 virtual SMs, in ns: lo = floor(8e6/3) = 2666666; hi = 2e6 + ceil(22e6/3) = 2e6 + 7333334.
   EXPECT_EQ(gpu_response_bounds(g, 3).lo, Nanos{2'666'666});
   EXPECT_EQ(gpu_response_bounds(g, 3).hi, Nanos{9'333'334});
+  // GW^·α with α as written: 100000000000002 · 1.0001 = 100010000000002.0002, so on 2 virtual SMs
+  // hi = ceil(100010000000002.0002 / 2) = 50005000000002 (the binary product gave ...001).
+  const RtgpuGpuSegment big{{Nanos{1}, Nanos{100'000'000'000'002}}, Nanos{0}, 1.0001};
+  EXPECT_EQ(gpu_response_bounds(big, 2).hi, Nanos{50'005'000'000'002});
 }
 
 // Task "solo": m = 2, CL = [1,2],[1,3]; ML = [1,1],[0.5,2]; G: GW [8,16], GL 2, α 1.5.

@@ -79,6 +79,26 @@ TEST(Time, FromNanosIsTheNearestDoubleOfTheExactValue) {
 
 // A number as written converts exactly (issue 17): a time read as a double and then scaled was
 // one nanosecond above its decimal value, which flipped an RTGPU verdict at R = D.
+// ceil(n · f) with f the decimal a file writes, exactly; else f's exact binary value.
+TEST(Time, ScaleUpIsTheExactCeilingOfTheWrittenFactor) {
+  EXPECT_EQ(scale_up(Nanos{5}, 1.4), Nanos{7});        // 1.4 is 1.39999999999999991118 in binary
+  EXPECT_EQ(scale_up(Nanos{100}, 1.1), Nanos{110});    // 110.00000000000001 in binary
+  EXPECT_EQ(scale_up(Nanos{5}, 1.0000001), Nanos{6});  // 5.0000005
+  EXPECT_EQ(scale_up(Nanos{3}, 1.25), Nanos{4});       // 3.75
+  EXPECT_EQ(scale_up(Nanos{100'000'000'000'002}, 1.0001), Nanos{100'010'000'000'003});
+  EXPECT_EQ(scale_up(Nanos{1'000'000'000'000'000}, 100), Nanos{100'000'000'000'000'000});
+  EXPECT_EQ(scale_up(Nanos{0}, 2.5), Nanos{0});
+  EXPECT_EQ(scale_up(Nanos{10}, 0), Nanos{0});
+  EXPECT_EQ(scale_up(Nanos{7}, 1e-30), Nanos{1});
+  EXPECT_EQ(scale_up(Nanos{3}, 1.0 / 3.0), Nanos{1});  // no short decimal: the binary value, < 1/3
+  EXPECT_EQ(scale_up(Nanos{9'000'000'000'000'000'000}, 1.01), Nanos{9'090'000'000'000'000'000});
+  EXPECT_EQ(scale_up(Nanos{9'000'000'000'000'000'000}, 1.1), std::nullopt);  // past 2^63 - 1
+  EXPECT_EQ(scale_up(Nanos{-1}, 1.5), std::nullopt);
+  const auto d = short_decimal(1.0001);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(d->numerator == 10001 && d->scale == 4);
+}
+
 TEST(Time, WrittenDecimalsConvertExactly) {
   using gpurt::Nanos, gpurt::Rounding, gpurt::TimeUnit, gpurt::to_nanos;
   EXPECT_EQ(to_nanos(99999.99, TimeUnit::ms, Rounding::up), Nanos{99'999'990'000});

@@ -112,7 +112,7 @@ struct Backwards : gpurt::sim::SimDriver {
 TEST(EventQueue, TheEngineRejectsAnEventBeforeTheCurrentTime) {
   Backwards driver;
   try {
-    gpurt::sim::run_driven(*gpurt::find_platform_preset("h100"), driver);
+    gpurt::sim::run_driven(*gpurt::find_platform_preset("h100"), driver, 1);
     FAIL() << "a timer at 5 ns was set at 10 ns";
   } catch (const gpurt::Error& e) {
     EXPECT_NE(std::string(e.what()).find("scheduled at 5 ns, before the simulated time 10 ns"),

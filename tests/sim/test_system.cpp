@@ -2,6 +2,8 @@
 // each policy, and the Dissertation §6.2-6.3 observations in simulation.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "gpurt/core/error.hpp"
 #include "gpurt/sim/system.hpp"
 
@@ -89,6 +91,48 @@ TEST(SystemSim, BestEffortKernelsQueueInTheGpu) {
   EXPECT_EQ(r.tasks[0].worst_response, us(11));
   EXPECT_EQ(r.tasks[1].worst_response, us(17));
   EXPECT_FALSE(r.tasks[1].policy_bound.has_value());
+}
+
+// SMLP with the lock per job (audit, 2026-11-27): three 1-unit tasks on the 2-unit Jetson TX2,
+// kernels of 1 ms, then 10 ms of CPU, all released at 0. a and b hold their units for 11 ms; c gets
+// one at 11 and ends at 22. The bound is Lemma 2 over whole jobs: L' = 1 + 10 = 11 ms, blocking
+// ceil((11 + 11) / 2) = 11 ms, so 22 ms, met exactly; the kernel-level bound plus CPU time
+// (0 + 1 + ceil(2/2) + 10 = 12 ms) is what was reported before, and c exceeded it.
+TEST(SystemSim, SmlpWithTheLockPerJobBoundsWholeJobs) {
+  SmlpSystem s;
+  s.platform = *find_platform_preset("jetson-tx2");
+  s.time_unit = TimeUnit::ms;
+  for (const char* name : {"a", "b", "c"}) {
+    s.tasks.push_back(task(name, {1000}, {1}, 100'000));
+    s.timing.push_back(SmlpTaskTiming{us(100'000), Nanos{0}, us(10'000)});
+  }
+  const SystemSimResult r = run(s, Arbitration::smlp_fifo, 2, /*job_lock=*/true);
+  EXPECT_EQ(r.tasks[2].worst_response, us(22'000));
+  EXPECT_EQ(r.tasks[2].policy_bound, us(22'000));
+  EXPECT_EQ(r.tasks[2].smlp_bound, us(12'000));
+  for (const TaskSimStats& t : r.tasks) EXPECT_LE(t.worst_response, *t.policy_bound) << t.name;
+  // The lock per kernel keeps the kernel-level bound.
+  EXPECT_EQ(run(s, Arbitration::smlp_fifo).tasks[2].policy_bound, us(12'000));
+}
+
+// --seed seeds the performance model's draws too (the RTX 3060 Ti preset's block-time jitter),
+// not only offsets and sporadic jitter: the same seed gives the same responses, another seed
+// others (until 2026-11-27 every seed drew the model's jitter alike).
+TEST(SystemSim, TheSeedSeedsThePerformanceModel) {
+  SmlpSystem s = two_tasks();
+  s.platform = *find_platform_preset("rtx3060ti");
+  ASSERT_GT(s.platform.model.jitter, 0);
+  const auto means = [&](std::uint64_t seed) {
+    SystemSimOptions o;
+    o.policy = Arbitration::best_effort;
+    o.horizon = us(1000);
+    o.seed = seed;  // no offsets, no sporadic jitter: only the model draws
+    std::vector<Nanos> out;
+    for (const TaskSimStats& t : simulate_system(s, o).tasks) out.push_back(t.mean_response);
+    return out;
+  };
+  EXPECT_EQ(means(1), means(1));
+  EXPECT_NE(means(1), means(7));
 }
 
 TEST(SystemSim, SmlpPriorityServesTheFirstListedWaiterFirst) {

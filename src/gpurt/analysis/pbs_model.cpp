@@ -128,12 +128,11 @@ PbsJobs::PbsJobs(const PbsSystem& system) : n(static_cast<int>(system.tasks.size
     period.push_back(t.period.count());
     deadline.push_back(t.deadline.count());
     wcet.push_back(t.wcet.count());
-    // ceil(C · s) in whole nanoseconds; a product within 1e-6 ns of an integer is that integer.
-    const double slowed = static_cast<double>(t.wcet.count()) * t.slowdown;
-    const double nearest = std::round(slowed);
-    const double whole = std::abs(slowed - nearest) < 1e-6 ? nearest : std::ceil(slowed);
-    if (!(whole < 9.0e18)) throw Error("task " + t.name + ": wcet × slowdown overflows 64-bit nanoseconds");
-    wcet_slowed.push_back(static_cast<std::int64_t>(whole));
+    // ceil(C · s) in whole nanoseconds, s the decimal the file writes: 5 · 1.4 is 7, and
+    // 5 · 1.0000001 is 6 (snapping products within 1e-6 ns of an integer made it 5).
+    const auto whole = scale_up(t.wcet, t.slowdown);
+    if (!whole) throw Error("task " + t.name + ": wcet × slowdown overflows 64-bit nanoseconds");
+    wcet_slowed.push_back(whole->count());
     jobs.push_back(static_cast<std::int32_t>(h / t.period.count()));
     total_jobs += jobs.back();
     auto& arrivals = _arrivals.emplace_back();

@@ -13,9 +13,9 @@ std::size_t at(std::int64_t j) { return static_cast<std::size_t>(j); }
 TimeBounds gpu_response_bounds(const RtgpuGpuSegment& g, int virtual_sms) {
   if (virtual_sms < 1) throw Error("gpu_response_bounds: need at least one virtual SM");
   const std::int64_t v = virtual_sms;
-  // Worst-case virtual work GW^·α, rounded up to whole nanoseconds.
-  const auto inflated =
-      to_nanos(static_cast<double>(g.work.hi.count()) * g.alpha, TimeUnit::ns, Rounding::up);
+  // Worst-case virtual work GW^·α, rounded up to whole nanoseconds, with α the decimal the file
+  // writes (a binary product lost the ceiling: 100000000000002 · 1.0001 is 100010000000002.0002).
+  const auto inflated = scale_up(g.work.hi, g.alpha);
   if (!inflated) throw Error("gpu_response_bounds: GW·alpha does not fit in 64-bit nanoseconds");
   TimeBounds r;
   r.lo = Nanos{g.work.lo.count() / v};  // best case: no overhead, no interleaving slowdown

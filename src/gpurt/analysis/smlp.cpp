@@ -48,42 +48,6 @@ void check_task(const SmlpTask& task, int units) {
 
 }  // namespace
 
-namespace {
-
-// ρ as the decimal a file writes it (the shortest that reads back to the same double), as
-// numerator / 10^scale; nullopt when it is not a short decimal (scale > 12 or more than 17
-// digits), which a file's ρ such as 1.1 or 1.15 never is.
-std::optional<std::pair<Wide, int>> short_decimal(double rho) {
-  const std::string text = fmt::format("{}", rho);  // shortest round trip: "1.15", "2", "1e+20"
-  Wide num = 0;
-  int scale = 0, digits = 0, exponent = 0;
-  bool fraction = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '.') {
-      fraction = true;
-    } else if (c >= '0' && c <= '9') {
-      if (++digits > 17) return std::nullopt;
-      num = num * 10 + (c - '0');
-      if (fraction) ++scale;
-    } else if (c == 'e') {
-      exponent = std::stoi(text.substr(i + 1));
-      break;
-    } else {
-      return std::nullopt;  // a sign, inf or nan: not a file's ρ >= 1
-    }
-  }
-  scale -= exponent;
-  for (; scale < 0; ++scale) {
-    if (num > Wide{1} << 100) return std::nullopt;
-    num *= 10;
-  }
-  if (scale > 12) return std::nullopt;
-  return std::pair{num, scale};
-}
-
-}  // namespace
-
 std::vector<int> allowed_sizes_by_rho(std::span<const Nanos> wcet_by_units, double rho) {
   std::vector<int> sizes;
   if (wcet_by_units.empty()) return sizes;
@@ -98,8 +62,8 @@ std::vector<int> allowed_sizes_by_rho(std::span<const Nanos> wcet_by_units, doub
     bool fits = false;
     if (decimal) {
       Wide scaled = area;
-      for (int d = 0; d < decimal->second; ++d) scaled *= 10;
-      fits = scaled <= l1 * decimal->first;
+      for (int d = 0; d < decimal->scale; ++d) scaled *= 10;
+      fits = scaled <= l1 * static_cast<Wide>(decimal->numerator);
     } else {
       fits = static_cast<long double>(area) <= static_cast<long double>(l1) * static_cast<long double>(rho);
     }

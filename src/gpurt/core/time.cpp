@@ -152,4 +152,67 @@ std::int64_t monotonic_ns() noexcept {
   return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+std::optional<ShortDecimal> short_decimal(double x) {
+  if (!std::isfinite(x) || x < 0) return std::nullopt;
+  const std::string text = fmt::format("{}", x);  // shortest round trip: "1.15", "2", "1e+20", "5e-07"
+  __extension__ typedef unsigned __int128 Wide;
+  Wide num = 0;
+  int scale = 0, digits = 0, exponent = 0;
+  bool fraction = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.') {
+      fraction = true;
+    } else if (c >= '0' && c <= '9') {
+      if (++digits > 17) return std::nullopt;
+      num = num * 10 + static_cast<unsigned>(c - '0');
+      if (fraction) ++scale;
+    } else if (c == 'e') {
+      exponent = std::stoi(text.substr(i + 1));
+      break;
+    } else {
+      return std::nullopt;
+    }
+  }
+  scale -= exponent;
+  for (; scale < 0; ++scale) {
+    if (num > Wide{1} << 100) return std::nullopt;
+    num *= 10;
+  }
+  if (scale > 12) return std::nullopt;
+  return ShortDecimal{num, scale};
+}
+
+std::optional<Nanos> scale_up(Nanos n, double factor) {
+  __extension__ typedef unsigned __int128 Wide;
+  if (n.count() < 0 || !std::isfinite(factor) || factor < 0) return std::nullopt;
+  constexpr Wide kMax = static_cast<Wide>(std::numeric_limits<std::int64_t>::max());
+  const Wide count = static_cast<Wide>(n.count());
+  // factor = num / 2^shift · 10^-scale: a short decimal, or the double's exact binary value.
+  Wide num = 0, den = 1;
+  if (const auto d = short_decimal(factor)) {
+    num = d->numerator;
+    for (int i = 0; i < d->scale; ++i) den *= 10;
+  } else {
+    int e = 0;
+    const double m = std::frexp(factor, &e);  // factor = m · 2^e, m in [0.5, 1)
+    num = static_cast<Wide>(std::ldexp(m, 53));
+    e -= 53;
+    if (e >= 0) {
+      if (e > 70) return count == 0 ? std::optional<Nanos>(Nanos{0}) : std::nullopt;
+      num <<= e;
+    } else if (-e >= 127) {
+      // factor < 2^-74: n · factor < 2^-11, so the ceiling is 1 unless a side is 0.
+      return Nanos{count != 0 && num != 0 ? 1 : 0};
+    } else {
+      den = Wide{1} << -e;
+    }
+  }
+  if (num != 0 && count > (~Wide{0}) / num) return std::nullopt;
+  const Wide product = count * num;
+  const Wide whole = product / den + (product % den != 0 ? 1 : 0);
+  if (whole > kMax) return std::nullopt;
+  return Nanos{static_cast<std::int64_t>(whole)};
+}
+
 }  // namespace gpurt

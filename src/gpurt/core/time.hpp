@@ -41,6 +41,23 @@ std::int64_t monotonic_ns() noexcept;
 /// ceil(a / b) for a >= 0, b > 0 (no intermediate overflow, whatever a).
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
+/// A factor as the decimal a file writes it: `numerator` / 10^`scale`, from the shortest text
+/// that reads back to the same double (1.0001, not the double's 1.00009999999999998899...).
+struct ShortDecimal {
+  __extension__ unsigned __int128 numerator;  // GCC and Clang
+  int scale;
+};
+/// `x` (finite, >= 0) as its short decimal; nullopt when that has more than 17 digits, a scale
+/// above 12 or a numerator above 2^100 (a factor a file writes, as 1.1, 1.15 or 1.0001, never
+/// has).
+std::optional<ShortDecimal> short_decimal(double x);
+
+/// ceil(n · factor) in whole nanoseconds, exactly: `factor` taken as its short decimal (so
+/// 5 ns · 1.0000001 is 6 ns and 5 ns · 1.4 is 7 ns), else as the exact binary value of the
+/// double. For n >= 0 and a finite factor >= 0; nullopt when the result passes 2^63 - 1 ns.
+/// The WCET factors of the models (RTGPU α, PBS slowdown) are applied with it.
+std::optional<Nanos> scale_up(Nanos n, double factor);
+
 /// The analyses' "unbounded": 2^62 ns (about 146 years), far beyond any deadline a file can
 /// hold. Saturating sums stop there instead of wrapping past 2^63, so a sum of absurd inputs
 /// reads as "exceeds every deadline", never as a small or negative bound.

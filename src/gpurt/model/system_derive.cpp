@@ -34,8 +34,7 @@ std::optional<Nanos> add(Nanos a, Nanos b) {
 // RTGPU seed Lemma 5.1, upper bound (as analysis/rtgpu_lemmas.cpp gpu_response_bounds, which the
 // model layer may not call): GL^ + ceil((GW^·α − GL^) / virtual SMs).
 std::optional<Nanos> lemma51_hi(const SystemKernel& k, std::int64_t virtual_sms) {
-  const auto inflated =
-      to_nanos(static_cast<double>(k.work->hi.count()) * k.alpha, TimeUnit::ns, Rounding::up);
+  const auto inflated = scale_up(k.work->hi, k.alpha);
   if (!inflated) return std::nullopt;
   const Nanos parallel = std::max(Nanos{0}, *inflated - k.overhead);
   return k.overhead + Nanos{ceil_div(parallel.count(), virtual_sms)};

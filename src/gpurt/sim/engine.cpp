@@ -210,8 +210,7 @@ void Simulator::start_block(int id, int sm) {
   const bool others = _kernels_running - (op.running > 0 ? 1 : 0) > 0;
   Nanos duration = op.block_time;
   if (others && op.slowdown != 1.0) {
-    duration =
-        Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(op.block_time.count()) * op.slowdown))};
+    duration = scale_up(op.block_time, op.slowdown).value_or(kUnboundedTime);  // as PBS's ⌈C·s⌉
   }
   const Stream& stream = _streams[static_cast<std::size_t>(op.stream)];
   const int mask_sms = op.mask.empty() ? stream.mask_sms : op.mask_sms;
@@ -460,12 +459,13 @@ SimResult Simulator::run() {
   return collect();
 }
 
-SimStats run_driven(const Platform& platform, SimDriver& driver) {
+SimStats run_driven(const Platform& platform, SimDriver& driver, std::uint64_t seed) {
   Scenario none;
   // The drivers' own limits (jobs, horizon) bound their work; gpurt_sim.max_blocks is for configs.
   none.sim.max_blocks = std::numeric_limits<std::int64_t>::max();
   SimulateOptions options;  // no horizon: every op the driver issues runs to completion
   options.record = false;
+  options.model_seed = seed - 1;  // wraps for seed 0: any value is a seed
   Simulator sim(none, platform, options);
   sim.driver = &driver;
   return sim.run().stats;

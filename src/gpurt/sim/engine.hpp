@@ -261,7 +261,9 @@ class Simulator {
 };
 
 /// Runs a GPU driven only by `driver` (no examiner host programs) on `platform` until every op
-/// is done, without per-block records; returns the GPU's counters.
-SimStats run_driven(const Platform& platform, SimDriver& driver);
+/// is done, without per-block records; returns the GPU's counters. `seed` (the command's
+/// --seed) seeds the performance model's draws (jitter); seed 1, every command's default, is
+/// model seed 0, the draws these commands made before they passed their seed on.
+SimStats run_driven(const Platform& platform, SimDriver& driver, std::uint64_t seed);
 
 }  // namespace gpurt::sim

@@ -109,7 +109,7 @@ FifoSimResult simulate_fifo(const FifoSystem& system, const FifoSimOptions& opti
   if (options.jobs < 1) throw Error("fifo simulation: jobs must be >= 1");
   const Platform platform = fifo_platform(system);
   FifoDriver driver(system, options);
-  const SimStats stats = sim::run_driven(platform, driver);
+  const SimStats stats = sim::run_driven(platform, driver, options.seed);
   FifoSimResult r = driver.result();
   r.stats = stats;
   return r;

@@ -105,7 +105,7 @@ NnKernelShape nn_kernel_shape(const NnWorkload& w, const NnKernelModel& model, c
   Platform steady = platform;
   steady.model.kernel_jitter = 0;
   OneKernel one(nn_kernel(w, s.blocks, Nanos{probe}, steady, model.memory_fraction));
-  sim::run_driven(steady, one);
+  sim::run_driven(steady, one, 1);  // kernel_jitter 0: no draw
   const double per_kernel = static_cast<double>(w.kernel_time.count()) / w.kernels;
   const double mean_draw = 1.0 + platform.model.kernel_jitter / 2;
   s.block_time =
@@ -444,7 +444,7 @@ NnSimResult simulate_nn(const Platform& platform, const std::vector<NnTaskSpec>&
       o.sync_latency > Nanos{1'000'000'000})
     throw Error("network tasks: launch and sync latencies must be in [0, 1 s]");
   NnDriver driver(platform, tasks, o);
-  const SimStats stats = sim::run_driven(platform, driver);
+  const SimStats stats = sim::run_driven(platform, driver, o.seed);
   NnSimResult r = driver.result();
   r.stats = stats;
   return r;

@@ -261,8 +261,7 @@ class RtgpuDriver final : public sim::SimDriver {
       alpha = g.alpha > 1 ? _rng.uniform(1.0, g.alpha) : 1.0;
       overhead = Nanos{_rng.uniform_int(0, g.overhead.count())};
     }
-    const Nanos inflated =
-        to_nanos(static_cast<double>(work.count()) * alpha, TimeUnit::ns, Rounding::up).value();
+    const Nanos inflated = scale_up(work, alpha).value();  // as Lemma 5.1's bound rounds it
     const std::int64_t v = std::int64_t{_s.virtual_sms_per_sm} * t.sms;
     t.kernel.block_time = Nanos{ceil_div(std::max(Nanos{0}, inflated - overhead).count(), v)};
     t.kernel.wcet_time = true;  // from the WCET: the performance model may only shorten it
@@ -354,7 +353,7 @@ RtgpuSimResult simulate_rtgpu(const RtgpuSystem& system, const RtgpuSimOptions& 
                             system.platform.id, system.platform.max_blocks, system.virtual_sms_per_sm));
   }
   RtgpuDriver driver(system, options);
-  const SimStats stats = sim::run_driven(system.platform, driver);
+  const SimStats stats = sim::run_driven(system.platform, driver, options.seed);
   RtgpuSimResult r = driver.result();
   r.stats = stats;
   return r;
