@@ -300,6 +300,49 @@ TEST(Scenario, LabelsHoldNoControlCharacters) {
   }
 }
 
+// A log_name that is the folder of another ("sub" and "sub/c.json") is bad input when the
+// config is read, either way round (it failed after the whole run, leaving an empty folder).
+TEST(Scenario, ALogNameIsNotTheFolderOfAnother) {
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][0]["log_name"] = "sub";
+              d["benchmarks"][1]["log_name"] = "sub/c.json";
+            }),
+            "c.json: benchmarks[1].log_name = \"sub/c.json\": its folder \"sub\" is a log file of an earlier "
+            "benchmark");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][0]["log_name"] = "sub/x/c.json";
+              d["benchmarks"][1]["log_name"] = "./sub";
+            }),
+            "c.json: benchmarks[1].log_name = \"./sub\": is the folder of log file \"sub/x/c.json\" of an "
+            "earlier benchmark");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["benchmarks"][0]["log_name"] = "sub/a.json";
+              d["benchmarks"][1]["log_name"] = "sub.json";
+              d["benchmarks"][2]["log_name"] = "sub/b.json";
+            }),
+            "<no error>");
+}
+
+// The NULL stream takes no SM mask and no priority: an instance on it that sets either gets a
+// warning naming the key (the mask was dropped silently).
+TEST(Scenario, MaskAndPriorityOnTheNullStreamWarn) {
+  Json doc = valid();
+  doc["benchmarks"][0]["filename"] = "timer_spin_default_stream.so";
+  doc["benchmarks"][0]["stream_priority"] = -1;
+  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  ASSERT_EQ(s.warnings.size(), 2U);
+  EXPECT_EQ(
+      s.warnings[0],
+      "c.json: benchmarks[0].sm_mask = \"~0x3\": ignored: the instance runs on the NULL stream, which takes "
+      "no SM mask");
+  EXPECT_EQ(
+      s.warnings[1],
+      "c.json: benchmarks[0].stream_priority = -1: ignored: the instance runs on the NULL stream, whose "
+      "priority is 0");
+  doc["benchmarks"][0]["filename"] = "timer_spin.so";
+  EXPECT_TRUE(parse_scenario(doc, "c.json", rtx()).warnings.empty());
+}
+
 // The examiner's random_walk walks 1000 reads per thread when additional_info is absent
 // (its DEFAULT_MEMORY_ACCESS_COUNT); every other plugin still needs additional_info.
 TEST(Scenario, RandomWalkWithoutAdditionalInfoWalksTheExaminersDefault) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "gpurt/core/rng.hpp"
 #include "sim_helpers.hpp"
@@ -130,6 +131,29 @@ TEST(Engine, CopyEnginesSerialiseByDirection) {
   EXPECT_DOUBLE_EQ(end("h2d-a"), 0.001);
   EXPECT_DOUBLE_EQ(end("h2d-b"), 0.002);
   EXPECT_DOUBLE_EQ(end("d2h"), 0.001);
+}
+
+// Whole nanoseconds exactly (audit, 2026-11-27): 732 bytes at 12 GB/s are 61 ns, which the
+// binary quotient made 62; 7 % of 100 SMs is 7 SMs for an MPS client, not the binary product's 8.
+TEST(Engine, CopyTimesAndMpsSharesAreExactCeilings) {
+  const std::string top = R"(, "gpurt_sim": {"copy_bandwidth_bytes_per_s": 12e9})";
+  const SimResult copy = run_text(scenario({R"({"filename": "stream_action.so", "log_name": "c.json",
+      "label": "c", "thread_count": 32, "block_count": 1, "additional_info": {"actions": [
+        {"type": "memcpy", "parameters": {"size": 732, "direction": "hostToDevice"}}]}})"},
+                                           top),
+                                  test::ideal_preset("rtx3060ti"));
+  EXPECT_EQ(copy.trace.instances[0].iterations[0].execute_end, Nanos{61});
+  Platform hundred = test::ideal_preset("gtx1070");
+  hundred.sms = 100;
+  const SimResult mps = run_text(
+      R"({"name": "mps", "max_iterations": 1, "max_time": 0, "use_processes": true, "benchmarks": [
+        {"filename": "timer_spin.so", "log_name": "a.json", "thread_count": 1024, "block_count": 40,
+         "additional_info": 1000000, "mps_thread_percentage": 7}]})",
+      hundred);
+  std::set<int> at_start;
+  for (const BlockRecord& b : kernel(mps, "timer_spin").blocks)
+    if (b.start == Nanos{0}) at_start.insert(b.sm);
+  EXPECT_EQ(at_start.size(), 7U);
 }
 
 // Time slicing by hand (TX2: 2 SMs of 2048 threads). A: 40 blocks of 1024 threads × 1 ms, 4 at a

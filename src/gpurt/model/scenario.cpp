@@ -584,6 +584,14 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     if (inst.actions.empty()) actions.fail("must list at least one action");
   }
   check_program_times(inst, s.sim, b);
+  if (inst.null_stream) {
+    // The NULL stream is the runtime's, not one the plugin creates: neither a mask nor a priority
+    // reaches it (on the GPU as in the simulator). Said, not silently dropped.
+    if (auto v = b.find("sm_mask"))
+      r.warn(*v, "ignored: the instance runs on the NULL stream, which takes no SM mask");
+    if (auto v = b.find("stream_priority"); v && inst.stream_priority != 0)
+      r.warn(*v, "ignored: the instance runs on the NULL stream, whose priority is 0");
+  }
   return inst;
 }
 
@@ -638,9 +646,20 @@ void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r) {
     ScenarioInstance inst = read_instance(entries[i], i, d, r);
     apply_memory_fraction(entries[i], inst);
     apply_whole_sm(entries[i], inst, r.p);
+    const JsonNode where = entries[i].has("log_name") ? entries[i].at("log_name") : entries[i];
     if (!r.logs.insert(inst.log_name).second) {
-      (entries[i].has("log_name") ? entries[i].at("log_name") : entries[i])
-          .fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
+      where.fail(fmt::format("log file \"{}\" is also written by an earlier benchmark", inst.log_name));
+    }
+    // One name a folder of another ("sub" and "sub/c.json"): the second write fails after the run.
+    for (std::size_t slash = inst.log_name.find('/'); slash != std::string::npos;
+         slash = inst.log_name.find('/', slash + 1)) {
+      if (r.logs.contains(inst.log_name.substr(0, slash)))
+        where.fail(fmt::format("its folder \"{}\" is a log file of an earlier benchmark",
+                               inst.log_name.substr(0, slash)));
+    }
+    if (const auto next = r.logs.lower_bound(inst.log_name + "/");
+        next != r.logs.end() && next->starts_with(inst.log_name + "/")) {
+      where.fail(fmt::format("is the folder of log file \"{}\" of an earlier benchmark", *next));
     }
     if (s.sync_every_iteration && entries[i].has("max_iterations")) {
       entries[i].at("max_iterations").fail("cannot be set per benchmark when sync_every_iteration is true");

@@ -57,8 +57,10 @@ struct SystemSegment {
 
 struct SystemTask {
   std::string name;
-  std::optional<Nanos> period;          ///< T: minimum separation of releases (RTGPU, PBS, FIFO need it)
-  std::optional<Nanos> deadline;        ///< D, relative; absent: the models' default (T, or none for SMLP)
+  std::optional<Nanos> period;  ///< T: minimum separation of releases (RTGPU, PBS, FIFO need it)
+  /// D, relative; absent: T, where the task has one, for every model (an smlp@1 task with a period but no
+  /// deadline, which that format leaves unchecked, converts back with D = T: docs/report.md).
+  std::optional<Nanos> deadline;
   std::optional<int> priority;          ///< fixed priority, 1 highest, unique; all tasks or none
   std::vector<SystemSegment> segments;  ///< at least one
 

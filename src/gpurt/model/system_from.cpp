@@ -1,5 +1,7 @@
 // Each existing task model read into a gpurt/system@1 system, keeping every number the model
-// has, so that the matching derivation (system_derive.cpp) gives the model back unchanged.
+// has, so that the matching derivation (system_derive.cpp) gives the model back unchanged --
+// but for one case a system cannot hold: an smlp@1 task with a period and no deadline (unchecked
+// there) comes back with D = T, the implicit deadline every model of a system takes.
 #include <algorithm>
 #include <climits>
 

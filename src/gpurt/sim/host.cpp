@@ -3,11 +3,13 @@
 // launches, copies and synchronisations, and recording the examiner's CPU-side times.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/time.hpp"
 #include "gpurt/sim/engine.hpp"
 
 namespace gpurt::sim {
@@ -38,7 +40,20 @@ struct Host {
 
 namespace {
 
+// ceil(bytes · 10^9 / bandwidth) ns, exactly where the bandwidth is a short decimal (12e9 B/s:
+// 732 bytes take 61 ns, which the binary quotient made 62).
 Nanos scaled(std::int64_t bytes, double bytes_per_second) {
+  __extension__ typedef unsigned __int128 Wide;
+  if (const auto d = short_decimal(bytes_per_second); d && d->numerator != 0 && bytes >= 0) {
+    Wide n = static_cast<Wide>(bytes) * 1'000'000'000U;  // < 2^93
+    int scale = 0;
+    for (; scale < d->scale && n < (Wide{1} << 120); ++scale) n *= 10;
+    if (scale == d->scale) {
+      const Wide q = n / d->numerator + (n % d->numerator != 0 ? 1 : 0);
+      if (q <= static_cast<Wide>(std::numeric_limits<std::int64_t>::max()))
+        return Nanos{static_cast<std::int64_t>(q)};
+    }
+  }
   return Nanos{static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) / bytes_per_second * 1e9))};
 }
 
@@ -92,8 +107,9 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
     Context& ctx = _contexts[static_cast<std::size_t>(h->context)];
     if (inst.mps_thread_percentage && *inst.mps_thread_percentage < 100) {
       // The client may occupy at most this share of the SMs at once (rounded up; at least one).
-      ctx.sm_limit =
-          std::max(1, static_cast<int>(std::ceil(*inst.mps_thread_percentage / 100.0 * platform.sms)));
+      // ceil(p · SMs / 100) with p as written: 7 % of 100 SMs is 7, not the binary product's 8.
+      const auto share = scale_up(Nanos{platform.sms}, *inst.mps_thread_percentage);
+      ctx.sm_limit = std::max(1, static_cast<int>(ceil_div(share.value().count(), 100)));
       ctx.resident.assign(static_cast<std::size_t>(platform.sms), 0);
     }
     if (_null_stream_of_context.size() < _contexts.size())
