@@ -111,8 +111,9 @@ void run_file(const SimRtgpuArgs& a) {
     const RtgpuTaskSim& x = r.tasks[i];
     const auto& bound = analysis.tasks[i].bounds.response;
     t.add({x.name, std::to_string(s.tasks[i].priority),
-           x.physical_sms == 1 ? std::to_string(x.first_sm)
-                               : fmt::format("{}-{}", x.first_sm, x.first_sm + x.physical_sms - 1),
+           x.physical_sms == 0   ? std::string("-")  // no GPU segment, no SM
+           : x.physical_sms == 1 ? std::to_string(x.first_sm)
+                                 : fmt::format("{}-{}", x.first_sm, x.first_sm + x.physical_sms - 1),
            std::to_string(x.jobs), format_time(x.best, u), format_time(x.mean, u), format_time(x.worst, u),
            format_time(analysis.tasks[i].bounds.lower, u), bound ? format_time(*bound, u) : "> D",
            bound ? fmt::format("{:.4f}", ratio(x.worst, *bound)) : "-", format_time(s.tasks[i].deadline, u),

@@ -106,6 +106,59 @@ TEST(RtgpuSearch, AnySearchStopsAtItsAnalysisLimit) {
   FAIL() << "no system needed three analyses";
 }
 
+// A task without GPU segments (m_i = 1) gets no SM (audit, 2026-11-27): with one SM, a CPU-only
+// task A and a GPU task B are schedulable, B on the one SM (it was "2 tasks but only 1 SMs").
+TEST(RtgpuSearch, ATaskWithoutGpuSegmentsGetsNoSm) {
+  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "us",
+      "platform": {"preset": "gtx1080ti", "sms": 1}, "tasks": [
+        {"name": "A", "period": 100, "cpu": [[1, 2]], "copy": [], "gpu": []},
+        {"name": "B", "period": 200, "cpu": [[2, 5], [2, 2]], "copy": [[3, 3], [0, 0]],
+         "gpu": [{"work": [40, 44], "overhead": 1, "alpha": 1.7}]}]})"),
+                                           "cpu-only.json");
+  for (RtgpuSearch search : {RtgpuSearch::brute, RtgpuSearch::greedy, RtgpuSearch::exact}) {
+    const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::rtgpu, search});
+    EXPECT_TRUE(r.schedulable) << to_string(search);
+    EXPECT_EQ(r.tasks[0].physical_sms, 0);
+    EXPECT_EQ(r.tasks[1].physical_sms, 1);
+    // A, highest priority (deadline-monotonic), runs its CPU segment alone: R = CL^ = 2 us.
+    EXPECT_EQ(r.tasks[0].bounds.response, Nanos{2'000});
+  }
+  const std::vector<int> alloc = {0, 1};
+  for (const RtgpuTaskBounds& b : analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, alloc))
+    EXPECT_TRUE(b.schedulable);
+  EXPECT_THROW(analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, std::vector<int>{1, 0}), Error);
+}
+
+// The searches agree with brute force when CPU-only tasks take part: random small systems with
+// a CPU-only task added at the highest or the lowest priority.
+TEST(RtgpuSearch, SearchesAgreeWithCpuOnlyTasks) {
+  Rng rng(20261127);
+  int schedulable = 0;
+  for (int i = 0; i < 300; ++i) {
+    RtgpuSystem s = random_small_system(rng);
+    RtgpuTask cpu_only;
+    cpu_only.name = "cpu";
+    cpu_only.period = s.tasks.front().period;
+    cpu_only.deadline = cpu_only.period;
+    const auto c = Nanos{
+        static_cast<std::int64_t>(static_cast<double>(cpu_only.period.count()) * rng.uniform(0.01, 0.2))};
+    cpu_only.cpu = {TimeBounds{c / 2, c}};
+    const bool first = rng.uniform01() < 0.5;
+    for (RtgpuTask& t : s.tasks) t.priority += first ? 1 : 0;
+    cpu_only.priority = first ? 1 : static_cast<int>(s.tasks.size()) + 1;
+    s.tasks.push_back(cpu_only);
+    const RtgpuResult brute = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::brute});
+    const RtgpuResult exact = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::exact});
+    const RtgpuResult greedy = analyse_rtgpu(s, {RtgpuMethod::rtgpu, RtgpuSearch::greedy});
+    EXPECT_EQ(brute.schedulable, exact.schedulable) << "system " << i;
+    EXPECT_EQ(brute.schedulable, greedy.schedulable) << "system " << i;
+    EXPECT_EQ(exact.tasks.back().physical_sms, 0);
+    schedulable += exact.schedulable ? 1 : 0;
+  }
+  EXPECT_GT(schedulable, 30);
+  EXPECT_LT(schedulable, 270);
+}
+
 TEST(RtgpuSearch, MoreTasksThanSmsIsUnschedulable) {
   RtgpuTable1Options o;
   o.tasks = 3;

@@ -181,7 +181,9 @@ std::vector<RtgpuTaskBounds> analyse_rtgpu_allocation(const RtgpuSystem& s, Rtgp
   std::vector<int> by_rank(order.size());
   for (std::size_t r = 0; r < order.size(); ++r) {
     by_rank[r] = physical_sms[order[r]];
-    if (by_rank[r] < 1) throw Error("analyse_rtgpu_allocation: every task needs at least one SM");
+    const bool gpu = !s.tasks[order[r]].gpu.empty();
+    if (gpu ? by_rank[r] < 1 : by_rank[r] < 0)
+      throw Error("analyse_rtgpu_allocation: every task with a GPU segment needs at least one SM");
   }
   std::vector<RtgpuTaskBounds> out(order.size());
   for (std::size_t r = 0; r < order.size(); ++r)
@@ -194,7 +196,8 @@ double rtgpu_throughput_gain(const RtgpuSystem& s, std::span<const int> physical
   if (s.platform.sms < 1) throw Error("rtgpu_throughput_gain: the platform has no SM");
   double gain = 0;
   for (std::size_t i = 0; i < s.tasks.size(); ++i) {
-    if (physical_sms[i] < 1) throw Error("rtgpu_throughput_gain: every task needs at least one SM");
+    if (physical_sms[i] < (s.tasks[i].gpu.empty() ? 0 : 1))
+      throw Error("rtgpu_throughput_gain: every task with a GPU segment needs at least one SM");
     double work = 0, stretched = 0;
     for (const RtgpuGpuSegment& g : s.tasks[i].gpu) {
       work += static_cast<double>(g.work.hi.count());

@@ -28,6 +28,9 @@
 // STGM is different: a busy-waiting higher-priority task with more SMs holds the CPU for less
 // time, so (c) reverses; its exact search is a depth-first search in priority order that
 // prunes a prefix as soon as its last task misses (sound by (a)).
+//
+// A task without a GPU segment (m_i = 1: CPU work only) gets no SM (§5.2 allocates SMs to GPU
+// segments): GN_i = 0 in every search, and the SMs go to the other tasks.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -69,9 +72,17 @@ struct Search {
   const RtgpuSystem& s;
   RtgpuMethod method;
   std::vector<std::size_t> order;
-  int total;               // GN
-  std::int64_t limit;      // the most analyses to run (RtgpuOptions::analysis_limit)
-  std::int64_t tried = 0;  // analyses run
+  int total;                   // GN
+  std::int64_t limit;          // the most analyses to run (RtgpuOptions::analysis_limit)
+  std::int64_t tried = 0;      // analyses run
+  std::vector<int> gpu_after;  // per rank: tasks with a GPU segment of lower priority
+
+  Search(const RtgpuSystem& system, RtgpuMethod m, std::vector<std::size_t> o, int sms, std::int64_t lim)
+      : s(system), method(m), order(std::move(o)), total(sms), limit(lim), gpu_after(order.size(), 0) {
+    for (std::size_t r = order.size(); r-- > 1;) gpu_after[r - 1] = gpu_after[r] + (uses_gpu(r) ? 1 : 0);
+  }
+  bool uses_gpu(std::size_t rank) const { return !s.tasks[order[rank]].gpu.empty(); }
+  int gpu_tasks() const { return gpu_after.empty() ? 0 : gpu_after[0] + (uses_gpu(0) ? 1 : 0); }
 
   bool task_ok(std::size_t rank, std::span<const int> by_rank) {
     if (++tried > limit) {
@@ -90,12 +101,14 @@ struct Search {
     return true;
   }
   std::size_t n() const { return order.size(); }
-  // The most SMs rank k can take leaving one for each lower-priority task.
-  int room(std::size_t k, int used) const { return total - used - static_cast<int>(n() - 1 - k); }
+  // The most SMs rank k can take leaving one for each lower-priority task that uses the GPU;
+  // none for a task without GPU segments.
+  int room(std::size_t k, int used) const { return uses_gpu(k) ? total - used - gpu_after[k] : 0; }
 
-  // Least g in [1, hi] with task_ok, given task_ok at hi (monotone by (b)).
+  // Least g in [1, hi] with task_ok, given task_ok at hi (monotone by (b)); 0 for a task
+  // without GPU segments.
   int least(std::size_t k, std::vector<int>& by_rank, int hi) {
-    int lo = 1;
+    int lo = std::min(1, hi);
     while (lo < hi) {
       by_rank[k] = lo + (hi - lo) / 2;
       if (task_ok(k, by_rank)) {
@@ -132,11 +145,14 @@ struct Search {
   }
 
   bool greedy(std::vector<int>& by_rank) {
-    int used = static_cast<int>(n());
+    int used = gpu_tasks();
     for (;;) {
       std::vector<std::size_t> missing;
       for (std::size_t r = 0; r < n(); ++r) {
-        if (!task_ok(r, by_rank)) missing.push_back(r);
+        if (!task_ok(r, by_rank)) {
+          if (!uses_gpu(r)) return false;  // no SM can help a task without GPU segments
+          missing.push_back(r);
+        }
       }
       if (missing.empty()) return true;
       if (used == total) return false;
@@ -150,7 +166,11 @@ struct Search {
 
   bool brute(std::vector<int>& by_rank, std::size_t k, int used) {
     if (k == n()) return all_ok(by_rank);
-    for (int g = 1; g <= total - used - static_cast<int>(n() - 1 - k); ++g) {
+    if (!uses_gpu(k)) {
+      by_rank[k] = 0;
+      return brute(by_rank, k + 1, used);
+    }
+    for (int g = 1; g <= room(k, used); ++g) {
       by_rank[k] = g;
       if (brute(by_rank, k + 1, used + g)) return true;
     }
@@ -173,23 +193,27 @@ std::int64_t brute_force_size(int total, std::size_t n, std::int64_t cap) {
 
 RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options) {
   validate(system);
-  Search search{system, options.method, priority_order(system), system.platform.sms, options.analysis_limit};
+  Search search(system, options.method, priority_order(system), system.platform.sms, options.analysis_limit);
   const std::size_t n = search.n();
+  const int gpu_tasks = search.gpu_tasks();
   std::vector<int> by_rank(n, 1);
+  for (std::size_t r = 0; r < n; ++r)
+    if (!search.uses_gpu(r)) by_rank[r] = 0;
   bool found = false;
   if (uses_whole_gpu(options.method)) {
     // No allocation: every kernel runs on the whole GPU, one at a time.
     std::fill(by_rank.begin(), by_rank.end(), system.platform.sms);
     found = search.all_ok(by_rank);
-  } else if (static_cast<int>(n) <= search.total) {
+  } else if (gpu_tasks <= search.total) {
     switch (options.search) {
       case RtgpuSearch::brute: {
-        const std::int64_t size = brute_force_size(search.total, n, options.brute_force_limit);
+        const std::int64_t size =
+            brute_force_size(search.total, static_cast<std::size_t>(gpu_tasks), options.brute_force_limit);
         if (size > options.brute_force_limit) {
           throw Error(
               fmt::format("brute force would try more than {} allocations ({} SMs, {} tasks); use the "
                           "exact search",
-                          options.brute_force_limit, search.total, n));
+                          options.brute_force_limit, search.total, gpu_tasks));
         }
         found = search.brute(by_rank, 0, 0);
         if (!found) search.minimal(by_rank);  // report where the exact search stops
@@ -204,10 +228,10 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
         break;
     }
     if (!found) {
-      // Keep the prefix the search settled; give every later task one SM.
+      // Keep the prefix the search settled; give every later task one SM (none without GPU work).
       int used = 0;
       for (std::size_t r = 0; r < n; ++r) {
-        by_rank[r] = std::clamp(by_rank[r], 1, std::max(1, search.room(r, used)));
+        by_rank[r] = search.uses_gpu(r) ? std::clamp(by_rank[r], 1, std::max(1, search.room(r, used))) : 0;
         used += by_rank[r];
       }
     }
@@ -231,10 +255,11 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
     out.virtual_sms = by_rank[r] * system.virtual_sms_per_sm;
     out.deadline = t.deadline;
     out.bounds = rtgpu_task_bounds(system, search.order, r, by_rank, options.method);
-    if (static_cast<int>(n) > search.total && !uses_whole_gpu(options.method)) {
+    if (gpu_tasks > search.total && !uses_whole_gpu(options.method)) {
       out.bounds.schedulable = false;
       out.bounds.reason =
-          fmt::format("{} tasks but only {} SMs: federated scheduling needs one each", n, search.total);
+          fmt::format("{} tasks with GPU segments but only {} SMs: federated scheduling needs one each",
+                      gpu_tasks, search.total);
     }
     if (!first_miss.empty()) {
       // Its interference terms use the response bounds of the task that misses, which are not

@@ -84,7 +84,8 @@ class RtgpuDriver final : public sim::SimDriver {
       TaskState& t = _tasks[i];
       std::vector<bool> mask(static_cast<std::size_t>(p.sms), false);
       for (int sm = t.first_sm; sm < t.first_sm + t.sms; ++sm) mask[static_cast<std::size_t>(sm)] = true;
-      t.stream = sim.driver_stream(std::move(mask));
+      // A task without GPU segments has no SM and launches nothing: its stream is never used.
+      t.stream = sim.driver_stream(t.sms > 0 ? std::move(mask) : std::vector<bool>{});
       const Nanos offset =
           _o.random_offsets ? Nanos{_rng.uniform_int(0, t.task->period.count() - 1)} : Nanos{0};
       timer(sim, offset, TimerKind::release, i);
@@ -340,7 +341,7 @@ RtgpuSimResult simulate_rtgpu(const RtgpuSystem& system, const RtgpuSimOptions& 
   }
   std::int64_t total = 0;
   for (std::size_t i = 0; i < system.tasks.size(); ++i) {
-    if (options.physical_sms[i] < 1)
+    if (options.physical_sms[i] < (system.tasks[i].gpu.empty() ? 0 : 1))
       throw Error(fmt::format("rtgpu simulation: task {} needs >= 1 SM", system.tasks[i].name));
     total += options.physical_sms[i];
   }
