@@ -186,7 +186,13 @@ void check_output_file(const std::string& given, const std::string& option) {
   // Through a symbolic link: the file it names must pass the same checks (a link to a device or
   // a pipe is refused like the device itself).
   const std::string path = write_target(given);
-  if (fs::is_symlink(path, ec)) fail("is a symbolic link that does not resolve");
+  if (fs::is_symlink(path, ec)) {
+    // /dev/stdout onto a pipe ends at /proc/self/fd/1 -> "pipe:[…]", a name that is no file.
+    const fs::path last = fs::read_symlink(path, ec);
+    fail(ec ? std::string("is a symbolic link that does not resolve")
+            : fmt::format("is a symbolic link to {}, which is not a file (a pipe or socket, or missing)",
+                          last.string()));
+  }
   if (fs::is_directory(path, ec)) fail("is a folder; give a file name");
   const fs::path folder = folder_of(path);
   if (!fs::exists(folder, ec)) fail("folder " + folder.string() + " does not exist");
