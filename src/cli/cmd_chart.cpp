@@ -14,17 +14,20 @@ namespace {
 
 struct ChartArgs {
   std::string csv, x, group, title, x_label, y_label, note, out;
-  std::string y;  ///< --y as given: comma-separated columns
+  std::vector<std::string> y;  ///< each --y as given: comma-separated columns
   bool log_x = false, log_y = false;
 };
 
 void run_chart(const ChartArgs& a) {
   check_output_file(a.out, "--out");  // before any work
   check_output_not_input(a.out, {a.csv}, "--out");
-  const std::vector<std::string> ys = split_commas(a.y);
-  for (const std::string& y : ys) {
-    if (y.empty())
-      throw InputError("command line", "--y", a.y, "has an empty item: name columns separated by commas");
+  std::vector<std::string> ys;
+  for (const std::string& given : a.y) {
+    for (std::string& y : split_commas(given)) {
+      if (y.empty())
+        throw InputError("command line", "--y", given, "has an empty item: name columns separated by commas");
+      ys.push_back(std::move(y));
+    }
   }
   const CsvTable table = parse_csv(read_text_file(a.csv), a.csv);
   Chart chart;
@@ -57,7 +60,7 @@ void add_chart(CLI::App& app) {
   auto a = std::make_shared<ChartArgs>();
   cmd->add_option("CSV", a->csv, "CSV file with a header line")->required();
   cmd->add_option("--x", a->x, "Column for the x axis")->required();
-  cmd->add_option("--y", a->y, "Column(s) for the y axis, comma-separated")->required();
+  cmd->add_option("--y", a->y, "Column(s) for the y axis, comma-separated (or --y repeated)")->required();
   cmd->add_option("--group", a->group, "Column whose values split the rows into lines");
   cmd->add_option("--title", a->title, "Chart title (default: the file name)");
   cmd->add_option("--x-label", a->x_label, "x axis label (default: the column)");

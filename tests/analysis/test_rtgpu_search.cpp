@@ -129,6 +129,25 @@ TEST(RtgpuSearch, ATaskWithoutGpuSegmentsGetsNoSm) {
   EXPECT_THROW(analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, std::vector<int>{1, 0}), Error);
 }
 
+// Under STGM more SMs for a GPU task shorten its busy-waiting, which a lower-priority CPU-only
+// task waits through (review, 2026-11-27): A on 1 SM busy-waits 2 + 50 us (> D_A = 40), and B's
+// 10 us end at 62 > 60; on 2 SMs A needs 27 and B 37. Every search gives A 2 SMs and B none
+// (greedy stopped at the CPU-only task that missed).
+TEST(RtgpuSearch, StgmGivesSmsAboveAMissingCpuOnlyTask) {
+  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "us",
+      "platform": {"preset": "gtx1080ti", "sms": 3}, "tasks": [
+        {"name": "A", "period": 100, "deadline": 40, "cpu": [[1, 1], [1, 1]], "copy": [[0, 0], [0, 0]],
+         "gpu": [{"work": [100, 100], "overhead": 0, "alpha": 1}]},
+        {"name": "B", "period": 60, "cpu": [[10, 10]], "copy": [], "gpu": []}]})"),
+                                           "stgm.json");
+  for (RtgpuSearch search : {RtgpuSearch::brute, RtgpuSearch::greedy, RtgpuSearch::exact}) {
+    const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::stgm, search});
+    EXPECT_TRUE(r.schedulable) << to_string(search);
+    EXPECT_EQ(r.tasks[0].physical_sms, 2) << to_string(search);
+    EXPECT_EQ(r.tasks[1].physical_sms, 0) << to_string(search);
+  }
+}
+
 // The searches agree with brute force when CPU-only tasks take part: random small systems with
 // a CPU-only task added at the highest or the lowest priority.
 TEST(RtgpuSearch, SearchesAgreeWithCpuOnlyTasks) {
@@ -154,6 +173,9 @@ TEST(RtgpuSearch, SearchesAgreeWithCpuOnlyTasks) {
     EXPECT_EQ(brute.schedulable, greedy.schedulable) << "system " << i;
     EXPECT_EQ(exact.tasks.back().physical_sms, 0);
     schedulable += exact.schedulable ? 1 : 0;
+    EXPECT_EQ(analyse_rtgpu(s, {RtgpuMethod::stgm, RtgpuSearch::brute}).schedulable,
+              analyse_rtgpu(s, {RtgpuMethod::stgm, RtgpuSearch::exact}).schedulable)
+        << "STGM, system " << i;
   }
   EXPECT_GT(schedulable, 30);
   EXPECT_LT(schedulable, 270);

@@ -860,4 +860,5 @@ TEST_F(Cli, OutputsWhereNoFileCanBeCreatedAndEmptyColumnNamesAreRefusedFirst) {
                                      y));
   }
   EXPECT_EQ(cli("chart " + csv + " --x x --y a,b --out " + path("c.svg")).code, 0);
+  EXPECT_EQ(cli("chart " + csv + " --x x --y a --y b --out " + path("c.svg")).code, 0);
 }

@@ -77,8 +77,6 @@ TEST(Time, FromNanosIsTheNearestDoubleOfTheExactValue) {
   EXPECT_EQ(fmt::format("{}", gpurt::from_nanos(gpurt::Nanos{-2'500}, gpurt::TimeUnit::us)), "-2.5");
 }
 
-// A number as written converts exactly (issue 17): a time read as a double and then scaled was
-// one nanosecond above its decimal value, which flipped an RTGPU verdict at R = D.
 // ceil(n · f) with f the decimal a file writes, exactly; else f's exact binary value.
 TEST(Time, ScaleUpIsTheExactCeilingOfTheWrittenFactor) {
   EXPECT_EQ(scale_up(Nanos{5}, 1.4), Nanos{7});        // 1.4 is 1.39999999999999991118 in binary
@@ -99,6 +97,8 @@ TEST(Time, ScaleUpIsTheExactCeilingOfTheWrittenFactor) {
   EXPECT_TRUE(d->numerator == 10001 && d->scale == 4);
 }
 
+// A number as written converts exactly (issue 17): a time read as a double and then scaled was
+// one nanosecond above its decimal value, which flipped an RTGPU verdict at R = D.
 TEST(Time, WrittenDecimalsConvertExactly) {
   using gpurt::Nanos, gpurt::Rounding, gpurt::TimeUnit, gpurt::to_nanos;
   EXPECT_EQ(to_nanos(99999.99, TimeUnit::ms, Rounding::up), Nanos{99'999'990'000});

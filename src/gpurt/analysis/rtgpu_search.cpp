@@ -150,11 +150,20 @@ struct Search {
       std::vector<std::size_t> missing;
       for (std::size_t r = 0; r < n(); ++r) {
         if (!task_ok(r, by_rank)) {
-          if (!uses_gpu(r)) return false;  // no SM can help a task without GPU segments
+          // Under rtgpu no SM can help a task without GPU segments: more SMs above it only
+          // shorten the suspensions that interfere ((c) above). Under STGM they shorten the
+          // busy-waiting of the tasks above it, so the others still get their SM.
+          if (!uses_gpu(r) && method == RtgpuMethod::rtgpu) return false;
           missing.push_back(r);
         }
       }
       if (missing.empty()) return true;
+      std::erase_if(missing, [&](std::size_t r) { return !uses_gpu(r); });
+      if (missing.empty()) {
+        // Only tasks without GPU segments miss: give the GPU tasks above them SMs, top first.
+        for (std::size_t r = 0; r < n(); ++r)
+          if (uses_gpu(r)) missing.push_back(r);
+      }
       if (used == total) return false;
       for (std::size_t r : missing) {
         if (used == total) break;
@@ -210,10 +219,10 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
         const std::int64_t size =
             brute_force_size(search.total, static_cast<std::size_t>(gpu_tasks), options.brute_force_limit);
         if (size > options.brute_force_limit) {
-          throw Error(
-              fmt::format("brute force would try more than {} allocations ({} SMs, {} tasks); use the "
-                          "exact search",
-                          options.brute_force_limit, search.total, gpu_tasks));
+          throw Error(fmt::format(
+              "brute force would try more than {} allocations ({} SMs, {} tasks with GPU segments); use the "
+              "exact search",
+              options.brute_force_limit, search.total, gpu_tasks));
         }
         found = search.brute(by_rank, 0, 0);
         if (!found) search.minimal(by_rank);  // report where the exact search stops

@@ -54,8 +54,10 @@ std::vector<int> allowed_sizes_by_rho(std::span<const Nanos> wcet_by_units, doub
   // eq. (4): S_i = { k | A(i,k) <= A(i,1)·ρ_i }, with A(i,k) = k·L(i,k), ρ_i the decimal written:
   // k·L(i,k)·10^scale <= L(i,1)·num exactly (1.2 is stored as 1.19999999999999995559, so a
   // binary product would drop an area of exactly 1.2·A(i,1)). Both sides stay below 2^120:
-  // L < 2^63, k <= 2^16, 10^12 < 2^40, num < 10^17 < 2^57.
-  const auto decimal = short_decimal(rho);
+  // L < 2^63, k <= 2^16, 10^12 < 2^40, num < 2^57 (a ρ such as 1e25 has a larger numerator and
+  // takes the long double product: signed 128 bits would overflow).
+  auto decimal = short_decimal(rho);
+  if (decimal && decimal->numerator >= (decltype(decimal->numerator){1} << 57)) decimal.reset();
   const Wide l1 = wcet_by_units[0].count();
   for (std::size_t i = 0; i < wcet_by_units.size(); ++i) {
     const Wide area = static_cast<Wide>(i + 1) * wcet_by_units[i].count();

@@ -187,10 +187,10 @@ void check_output_file(const std::string& given, const std::string& option) {
   // a pipe is refused like the device itself).
   const std::string path = write_target(given);
   if (fs::is_symlink(path, ec)) {
-    // /dev/stdout onto a pipe ends at /proc/self/fd/1 -> "pipe:[…]", a name that is no file.
+    // A dangling link, a loop, or /dev/stdout onto a pipe (-> /proc/self/fd/1 -> "pipe:[…]").
     const fs::path last = fs::read_symlink(path, ec);
     fail(ec ? std::string("is a symbolic link that does not resolve")
-            : fmt::format("is a symbolic link to {}, which is not a file (a pipe or socket, or missing)",
+            : fmt::format("is a symbolic link to {}, which leads to no file (missing, a loop, or a pipe)",
                           last.string()));
   }
   if (fs::is_directory(path, ec)) fail("is a folder; give a file name");

@@ -47,9 +47,9 @@ struct ShortDecimal {
   __extension__ unsigned __int128 numerator;  // GCC and Clang
   int scale;
 };
-/// `x` (finite, >= 0) as its short decimal; nullopt when that has more than 17 digits, a scale
-/// above 12 or a numerator above 2^100 (a factor a file writes, as 1.1, 1.15 or 1.0001, never
-/// has).
+/// `x` (finite, >= 0) as its short decimal; nullopt when that has more than 17 significant
+/// digits, more than 12 decimals, or (from an exponent) a numerator that would pass about 2^104
+/// (a factor a file writes, as 1.1, 1.15 or 1.0001, never does).
 std::optional<ShortDecimal> short_decimal(double x);
 
 /// ceil(n · factor) in whole nanoseconds, exactly: `factor` taken as its short decimal (so

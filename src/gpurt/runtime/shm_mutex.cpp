@@ -55,14 +55,15 @@ bool ShmMutex::owner_dead(std::uint32_t word) noexcept {
   if (!process_alive(pid, 0)) return true;  // no such process, or a zombie
   // The pid runs. Until the owner has recorded itself (record_owner, two stores after its CAS)
   // the start time is a previous owner's: a holder preempted between its CAS and those stores
-  // must not look dead, however long it waits for a CPU. (If it died right there and its pid
-  // was reused before anyone checked, the mutex is taken over once that other process exits.)
+  // must not look dead, however long it waits for a CPU (unlock clears the record, so a stale
+  // one is a dead owner's). If it died right there and its pid was reused before anyone
+  // checked, the mutex is taken over once that other process exits.
   if (_owner_pid.load(std::memory_order_acquire) != static_cast<std::uint32_t>(pid)) return false;
   const std::uint64_t start = _owner_start.load(std::memory_order_relaxed);
   if (process_alive(pid, start)) return false;
-  // The pid runs as a newer process than the one that recorded its start: a reused pid. (Or a
-  // previous owner with this same pid recorded it, and the current one, a newer process, has
-  // not yet.) Only the same (word, start) over a whole period means dead.
+  // The pid runs as a newer process than the one that recorded its start: a reused pid, the
+  // owner having died holding the mutex (unlock clears the record). Only the same (word, start)
+  // over a whole period means dead.
   if (word == _suspect_word.load(std::memory_order_relaxed) &&
       start == _suspect_start.load(std::memory_order_relaxed)) {
     return true;

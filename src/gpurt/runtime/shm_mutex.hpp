@@ -30,6 +30,10 @@ class ShmMutex {
     return lock_slow(me);
   }
   void unlock() noexcept {
+    // A recorded pid then belongs to an owner that died holding the mutex, never to one that
+    // left it: a newer process with that pid, between its CAS and its record, is not mistaken
+    // for a reused pid of a dead owner.
+    _owner_pid.store(0, std::memory_order_relaxed);
     if ((_word.exchange(0, std::memory_order_release) & kContended) != 0) [[unlikely]]
       wake_one();
   }

@@ -342,7 +342,8 @@ RtgpuSimResult simulate_rtgpu(const RtgpuSystem& system, const RtgpuSimOptions& 
   std::int64_t total = 0;
   for (std::size_t i = 0; i < system.tasks.size(); ++i) {
     if (options.physical_sms[i] < (system.tasks[i].gpu.empty() ? 0 : 1))
-      throw Error(fmt::format("rtgpu simulation: task {} needs >= 1 SM", system.tasks[i].name));
+      throw Error(fmt::format("rtgpu simulation: task {} needs {} SM", system.tasks[i].name,
+                              system.tasks[i].gpu.empty() ? ">= 0" : ">= 1"));
     total += options.physical_sms[i];
   }
   if (total > system.platform.sms) {
