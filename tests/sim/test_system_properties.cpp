@@ -100,8 +100,10 @@ TEST(SystemSimProperty, NoSimulatedJobLockSmlpResponseExceedsItsPolicyBoundOn300
   for (int sys = 0; sys < 300; ++sys) {
     SmlpSystem s = random_system(rng);
     for (SmlpTaskTiming& t : s.timing) {
-      t.cpu_before = Nanos{static_cast<std::int64_t>(static_cast<double>(t.cpu_before.count()) * rng.uniform(1, 20))};
-      t.cpu_after = Nanos{static_cast<std::int64_t>(static_cast<double>(t.cpu_after.count()) * rng.uniform(1, 20))};
+      t.cpu_before =
+          Nanos{static_cast<std::int64_t>(static_cast<double>(t.cpu_before.count()) * rng.uniform(1, 20))};
+      t.cpu_after =
+          Nanos{static_cast<std::int64_t>(static_cast<double>(t.cpu_after.count()) * rng.uniform(1, 20))};
     }
     SystemSimOptions o = sporadic(s, Arbitration::smlp_fifo, sys);
     o.job_level_lock = true;
