@@ -100,6 +100,14 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
   o.out = a.out;
   if (!a.quiet && (a.progress || ::isatty(STDERR_FILENO) != 0)) o.progress = stderr;
   const SweepOutcome outcome = run_sweep(experiment, o);
+  // Said even with --quiet: rows an earlier run wrote are kept, and their --seed and --sets are
+  // not in the file (docs/sweeps.md), so a rerun with other ones would silently mix runs.
+  if (outcome.resumed > 0)
+    fmt::print(
+        stderr,
+        "gpurt: note: {} of {} points kept from {} (an earlier run's rows: their --seed and --sets are "
+        "not checked; remove the file to recompute)\n",
+        outcome.resumed, outcome.points.size(), a.out);
   if (a.out.empty()) fmt::print("{}", outcome.csv);
   if (!a.plot.empty()) write_file_atomically(a.plot, plot_svg(outcome.csv, plot));
   return outcome.csv;

@@ -53,6 +53,11 @@ TEST_F(SweepCli, PbsFigure4ResumesFromACutFileToTheSameCsv) {
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_EQ(read("cut.csv"), csv);
   EXPECT_NE(resumed.err.find("sweep: 4/4 points done (1 resumed)"), std::string::npos) << resumed.err;
+  // Kept rows are said even with --quiet: the file does not record the run's --seed.
+  const Outcome again = cli(kPbs + " --threads 1 --quiet --seed 9 --out " + path("cut.csv"));
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("gpurt: note: 4 of 4 points kept from " + path("cut.csv")), std::string::npos)
+      << again.err;
 }
 
 TEST_F(SweepCli, ShardsMergeToTheUnshardedCsv) {
