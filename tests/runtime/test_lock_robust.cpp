@@ -310,6 +310,16 @@ struct Locker {
   }
 };
 
+// `m` as `child` holds it: a waiter must not get it while the child lives (eight check periods),
+// and takes it over (owner_died) once the child is gone.
+void expect_held_until_the_child_dies(ShmMutex& m, Sleeper& child) {
+  Locker locker(m);
+  EXPECT_FALSE(locker.returns_within(std::chrono::milliseconds(80)));
+  child.kill_and_reap();
+  ASSERT_TRUE(locker.returns_within(std::chrono::seconds(5)));
+  EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+}
+
 }  // namespace
 
 // A holder whose pid is in the word but who has not yet recorded its start time (it was
@@ -321,11 +331,7 @@ TEST(ShmMutex, AHolderThatHasNotRecordedItselfYetIsNotTakenOver) {
   auto m = std::make_unique<ShmMutex>();
   // The previous owner was another process (pid 1 is never this child); its start is stale.
   ShmMutexTestAccess::hold(*m, static_cast<std::uint32_t>(child.pid), 1, child.start + 1000);
-  Locker locker(*m);
-  EXPECT_FALSE(locker.returns_within(std::chrono::milliseconds(80)));  // eight check periods
-  child.kill_and_reap();
-  ASSERT_TRUE(locker.returns_within(std::chrono::seconds(5)));
-  EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+  expect_held_until_the_child_dies(*m, child);
 }
 
 // Unlock clears the record: a process that left the mutex is not mistaken, through the record
@@ -340,11 +346,7 @@ TEST(ShmMutex, AnUnlockedOwnersRecordIsNotTakenForTheNextHolders) {
   ShmMutexTestAccess::hold(*m, pid, pid, child.start + 1000);  // X, an earlier process with pid P
   m->unlock();
   ShmMutexTestAccess::take_word(*m, pid);  // the child's CAS, not yet recorded
-  Locker locker(*m);
-  EXPECT_FALSE(locker.returns_within(std::chrono::milliseconds(80)));
-  child.kill_and_reap();
-  ASSERT_TRUE(locker.returns_within(std::chrono::seconds(5)));
-  EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+  expect_held_until_the_child_dies(*m, child);
 }
 
 // A recorded holder that runs under its recorded start time is alive; the same pid running with
