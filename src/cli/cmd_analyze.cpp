@@ -1,6 +1,8 @@
 // gpurt analyze <model> FILE: one sub-subcommand per analysis.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/analysis/smlp.hpp"
@@ -27,6 +29,8 @@ Json smlp_json(const SmlpResult& r, TimeUnit unit) {
                          {"a_max", from_nanos(t.a_max, unit)},
                          {"blocking_bound", from_nanos(t.blocking_bound, unit)},
                          {"response_bound", from_nanos(t.response_bound, unit)},
+                         {"job_bound", from_nanos(t.job_bound, unit)},
+                         {"period", t.period ? Json(from_nanos(*t.period, unit)) : Json(nullptr)},
                          {"deadline", t.deadline ? Json(from_nanos(*t.deadline, unit)) : Json(nullptr)},
                          {"schedulable", t.schedulable}});
   }
@@ -39,8 +43,16 @@ std::string smlp_table(const SmlpSystem& s, const SmlpResult& r, const std::stri
   std::string out = fmt::format("SMLP analysis (FIFO, FFT/SMLP Lemmas 1-2) of {}\n", file);
   out += fmt::format("platform {}: H = {} units of {} SM(s); times in {}; A in unit*{}\n\n", s.platform.id,
                      r.units, s.platform.partition_unit, unit, unit);
-  Table t({"task", "S_i", "L_max", "A_max", "blocking", "response", "deadline", "ok"},
-          {false, false, true, true, true, true, true, false});
+  // A job column only where CPU segments make a job longer than its kernel's response.
+  const bool jobs = std::any_of(r.tasks.begin(), r.tasks.end(),
+                                [](const SmlpTaskResult& x) { return x.job_bound != x.response_bound; });
+  std::vector<std::string> head{"task", "S_i", "L_max", "A_max", "blocking", "response"};
+  if (jobs) head.emplace_back("job");
+  head.insert(head.end(), {"deadline", "ok"});
+  std::vector<bool> right{false, false, true, true, true, true};
+  if (jobs) right.push_back(true);
+  right.insert(right.end(), {true, false});
+  Table t(head, right);
   int with_deadline = 0, met = 0;
   for (const SmlpTaskResult& x : r.tasks) {
     std::string ok = "-";
@@ -49,9 +61,15 @@ std::string smlp_table(const SmlpSystem& s, const SmlpResult& r, const std::stri
       met += x.schedulable ? 1 : 0;
       ok = x.schedulable ? "yes" : "NO";
     }
-    t.add({x.name, format_set(x.allowed_units), format_time(x.l_max, u), format_time(x.a_max, u),
-           format_time(x.blocking_bound, u), format_time(x.response_bound, u),
-           x.deadline ? format_time(*x.deadline, u) : "-", ok});
+    std::vector<std::string> row{x.name,
+                                 format_set(x.allowed_units),
+                                 format_time(x.l_max, u),
+                                 format_time(x.a_max, u),
+                                 format_time(x.blocking_bound, u),
+                                 format_time(x.response_bound, u)};
+    if (jobs) row.push_back(format_time(x.job_bound, u));
+    row.insert(row.end(), {x.deadline ? format_time(*x.deadline, u) : "-", ok});
+    t.add(row);
   }
   out += t.render();
   out += fmt::format("\nschedulable: {} ({} of {} tasks with a deadline meet it)\n",
@@ -91,7 +109,10 @@ void add_analyze(CLI::App& app) {
   smlp->footer(
       "File: {\"format\": \"gpurt/smlp@1\", \"time_unit\": \"us\", \"platform\": \"rtx3060ti\",\n"
       "       \"rho\": 1.1, \"tasks\": [{\"name\", \"wcet_by_units\": [L1, L2, ...],\n"
-      "       \"rho\"?, \"allowed_units\"?, \"deadline\"?}]}\n"
+      "       \"rho\"?, \"allowed_units\"?, \"deadline\"?, \"period\"?, \"cpu_before\"?,\n"
+      "       \"cpu_after\"?}]}\n"
+      "A job's bound is cpu_before + Lemma 2 + cpu_after (the CPU segments on the task's own CPU);\n"
+      "without a deadline the period is one, and a bound above the period is not claimed.\n"
       "Example:\n  gpurt analyze smlp examples/smlp/cufft-rtx3060ti.json --json");
   auto args = std::make_shared<SmlpArgs>();
   smlp->add_option("FILE", args->file, "gpurt/smlp@1 task file")->required();

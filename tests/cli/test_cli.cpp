@@ -54,7 +54,9 @@ TEST_F(Cli, AnalyzeSmlpJsonHasExactlyTheDocumentedFields) {
   keys.clear();
   for (const auto& [k, v] : t0.items()) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"name", "allowed_units", "l_max", "a_max", "blocking_bound",
-                                            "response_bound", "deadline", "schedulable"}));
+                                            "response_bound", "job_bound", "period", "deadline", "schedulable"}));
+  EXPECT_DOUBLE_EQ(t0["job_bound"].get<double>(), 9271.843);  // no CPU segments: the response
+  EXPECT_TRUE(t0["period"].is_null());
   EXPECT_EQ(t0["allowed_units"], gpurt::Json({1, 2, 3, 4}));
   EXPECT_DOUBLE_EQ(t0["response_bound"].get<double>(), 9271.843);
   EXPECT_DOUBLE_EQ(t0["a_max"].get<double>(), 10004.0);
@@ -75,6 +77,61 @@ TEST_F(Cli, CheckExitsOneWhenUnschedulableAndZeroWhenSchedulable) {
   const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
   EXPECT_DOUBLE_EQ(j["tasks"][0]["response_bound"].get<double>(), 12.0);
   EXPECT_DOUBLE_EQ(j["tasks"][1]["response_bound"].get<double>(), 9.0);
+}
+
+// A job's bound adds the task's CPU segments to Lemma 2; a task without a deadline has its
+// period as one; a bound above the period is not claimed (Lemma 1 counts one request per task).
+// The verdicts agree with `gpurt report` and with what simulate-system shows for the same files.
+TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
+  const std::string cpu = write("cpu.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
+      "platform": "jetson-tx1", "tasks": [{"name": "a", "wcet_by_units": [5], "period": 20,
+      "deadline": 12, "cpu_before": 10, "cpu_after": 0.5}]})");
+  Outcome r = cli("analyze smlp " + cpu + " --check --json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  EXPECT_DOUBLE_EQ(j["tasks"][0]["response_bound"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(j["tasks"][0]["job_bound"].get<double>(), 15.5);  // 10 + 5 + 0.5 > 12
+  EXPECT_DOUBLE_EQ(j["tasks"][0]["period"].get<double>(), 20.0);
+  r = cli("analyze smlp " + cpu);
+  EXPECT_NE(r.out.find("job bound 15.5 ms (cpu_before 10 ms + L_max 5 ms + blocking 0 ms + cpu_after 0.5 ms) > "
+                       "deadline 12 ms"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("response   job  deadline"), std::string::npos) << r.out;
+
+  // Three 5 ms kernels of one unit every 5 ms on 2 units: Lemma 2 gives 10 ms, within D = 20,
+  // but the GPU is overloaded (3 units of work for 2) and jobs queue without limit.
+  const std::string over = write("over.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
+      "platform": "jetson-tx1", "tasks": [
+      {"name": "a", "wcet_by_units": [5], "period": 5, "deadline": 20},
+      {"name": "b", "wcet_by_units": [5], "period": 5, "deadline": 20},
+      {"name": "c", "wcet_by_units": [5], "period": 5}]})");
+  r = cli("analyze smlp " + over + " --check --json");
+  EXPECT_EQ(r.code, 1) << r.err;
+  j = gpurt::parse_json(r.out, "stdout");
+  EXPECT_DOUBLE_EQ(j["tasks"][0]["response_bound"].get<double>(), 10.0);
+  EXPECT_EQ(j["tasks"][0]["schedulable"], false);
+  EXPECT_DOUBLE_EQ(j["tasks"][2]["deadline"].get<double>(), 5.0);  // the period, as in `report`
+  const Outcome sim = cli("simulate-system " + over + " --policy smlp --horizon 100 --model ideal");
+  EXPECT_EQ(sim.code, 0) << sim.err;
+  EXPECT_NE(sim.err.find("gpurt: warning: task a: bound 10 ms is above its period 5 ms"), std::string::npos)
+      << sim.err;
+  EXPECT_NE(sim.out.find("10 *"), std::string::npos) << sim.out;
+  const gpurt::Json sj =
+      gpurt::parse_json(cli("simulate-system " + over + " --policy smlp --horizon 100 --model ideal --json").out,
+                        "stdout");
+  EXPECT_EQ(sj["tasks"][0]["bounds_hold"], false);
+
+  // Every period above the bound: schedulable, and the simulation's bounds hold.
+  const std::string fits = write("fits.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
+      "platform": "jetson-tx1", "tasks": [
+      {"name": "a", "wcet_by_units": [5], "period": 10},
+      {"name": "b", "wcet_by_units": [5], "period": 10}]})");
+  EXPECT_EQ(cli("analyze smlp " + fits + " --check").code, 0);
+  const gpurt::Json fj =
+      gpurt::parse_json(cli("simulate-system " + fits + " --policy smlp --horizon 100 --model ideal --json").out,
+                        "stdout");
+  EXPECT_EQ(fj["tasks"][0]["bounds_hold"], true);
 }
 
 TEST_F(Cli, BadInputExitsTwoNamesFilePathValueAndPrintsNothingOnStdout) {

@@ -251,13 +251,33 @@ TEST(SystemDerive, EveryBundledModelFileRoundTrips) {
   EXPECT_GE(files, 11);
 }
 
-TEST(SystemDerive, FifoWorkloadIsKeptAndWcetIsPerThread) {
+TEST(SystemDerive, FifoWorkloadIsKeptAndWcetIsTheKernelAloneInWaves) {
   const FifoSystem m = load_fifo_system(kDir + "fifo/example2.json");
   const System s = from_fifo(m);
   EXPECT_EQ(s.platform.max_threads, 4096);
-  // t1: C = 3891.2 ms over 1 block of 1024 threads: 3.8 ms per thread.
+  // t1: C = 3891.2 ms over 1 block of 1024 threads: 3.8 ms per thread, one wave.
   EXPECT_EQ(*s.tasks[0].segments[0].kernel.wcet, Nanos{3'800'000});
   EXPECT_EQ(*s.tasks[0].segments[0].kernel.workload, Nanos{3'891'200'000});
+  // Five 1-thread blocks of C = 10 ms on m = 4 threads: blocks of 2 ms in 2 waves, so the kernel
+  // alone takes 4 ms (not one block's 2 ms); every model derived from the system sees 4 ms.
+  FifoSystem w;
+  w.gpu_threads = 4;
+  w.max_block = 4;
+  w.tasks.push_back(FifoTask{"a", Nanos{10'000'000}, Nanos{3'000'000}, 5, 1});
+  const System ws = from_fifo(w);
+  EXPECT_EQ(*ws.tasks[0].segments[0].kernel.wcet, Nanos{4'000'000});
+  EXPECT_EQ(kernel_whole_gpu_wcet(ws, ws.tasks[0].segments[0].kernel).model, Nanos{4'000'000});
+  const auto smlp = to_smlp(ws);
+  ASSERT_TRUE(smlp.applies()) << smlp.why;
+  EXPECT_EQ(smlp.model->tasks[0].wcet_by_units, (std::vector<Nanos>{Nanos{4'000'000}}));
+  // Without the wcet, the workload gives the same: the block time times the waves.
+  System only = ws;
+  only.tasks[0].segments[0].kernel.wcet.reset();
+  EXPECT_EQ(kernel_whole_gpu_wcet(only, only.tasks[0].segments[0].kernel).model, Nanos{4'000'000});
+  // 1-thread blocks are not limited to 1024 per SM: 4096 of them fit on fifo-4096 at once.
+  w.gpu_threads = 4096;
+  w.tasks[0] = FifoTask{"a", Nanos{4096}, Nanos{3'000'000}, 4096, 1};
+  EXPECT_EQ(*from_fifo(w).tasks[0].segments[0].kernel.wcet, Nanos{1});
   // Deadline below the period: FIFO Theorem 1 does not apply.
   System d = s;
   d.tasks[1].deadline = Nanos{10'000'000};

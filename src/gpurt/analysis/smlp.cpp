@@ -128,14 +128,35 @@ SmlpResult analyse_smlp(const SmlpSystem& system, const SmlpOptions& options) {
     // Lemma 2: then the job runs for at most L_i^max on whatever size it is granted.
     r.response_bound =
         checked(static_cast<Wide>(r.l_max.count()) + r.blocking_bound.count(), "response bound of " + r.name);
-    if (r.deadline && r.response_bound > *r.deadline) {
+    const SmlpTaskTiming timing = i < system.timing.size() ? system.timing[i] : SmlpTaskTiming{};
+    r.job_bound = checked(static_cast<Wide>(timing.cpu_before.count()) + r.response_bound.count() +
+                              timing.cpu_after.count(),
+                          "job bound of " + r.name);
+    r.period = timing.period;
+    if (!r.deadline) r.deadline = timing.period;
+    const bool with_cpu = timing.cpu_before.count() > 0 || timing.cpu_after.count() > 0;
+    const std::string what =
+        with_cpu ? fmt::format("job bound {} (cpu_before {} + L_max {} + blocking {} + cpu_after {})",
+                               describe_time(r.job_bound, system.time_unit),
+                               describe_time(timing.cpu_before, system.time_unit),
+                               describe_time(r.l_max, system.time_unit),
+                               describe_time(r.blocking_bound, system.time_unit),
+                               describe_time(timing.cpu_after, system.time_unit))
+                 : fmt::format("response bound {} (L_max {} + blocking {})",
+                               describe_time(r.response_bound, system.time_unit),
+                               describe_time(r.l_max, system.time_unit),
+                               describe_time(r.blocking_bound, system.time_unit));
+    if (r.period && r.job_bound > *r.period) {
       r.schedulable = false;
       r.reason = fmt::format(
-          "response bound {} (L_max {} + blocking {}) > deadline {}",
-          describe_time(r.response_bound, system.time_unit), describe_time(r.l_max, system.time_unit),
-          describe_time(r.blocking_bound, system.time_unit), describe_time(*r.deadline, system.time_unit));
-      result.schedulable = false;
+          "{} > period {}: its jobs may overlap, and Lemma 1 counts one request of each task, so "
+          "the bound does not hold",
+          what, describe_time(*r.period, system.time_unit));
+    } else if (r.deadline && r.job_bound > *r.deadline) {
+      r.schedulable = false;
+      r.reason = fmt::format("{} > deadline {}", what, describe_time(*r.deadline, system.time_unit));
     }
+    if (!r.schedulable) result.schedulable = false;
   }
   return result;
 }

@@ -41,10 +41,19 @@ struct SmlpTaskResult {
   Nanos l_max{0};                  ///< L_i^max = max over S_i of L(i,k)
   Nanos a_max{0};                  ///< A_i^max = max over S_i of k·L(i,k), in unit·ns
   Nanos blocking_bound{0};         ///< Lemma 1: ceil(Σ_{j≠i} A_j^max / H)
-  Nanos response_bound{0};         ///< Lemma 2: L_i^max + blocking_bound
+  Nanos response_bound{0};         ///< Lemma 2: L_i^max + blocking_bound (the kernel, from its request)
+  /// A job, release to completion: cpu_before + response_bound + cpu_after (the task's CPU
+  /// segments run on its own CPU, SmlpTaskTiming); response_bound when the system has no timing.
+  Nanos job_bound{0};
+  /// The deadline the verdict uses: the task's, else its period (implicit deadline, as in every
+  /// model derived from a system); none: the task does not count for schedulability.
   std::optional<Nanos> deadline;
-  bool schedulable = true;  ///< response_bound <= deadline (true without a deadline)
-  std::string reason;       ///< why not schedulable; empty when it is
+  std::optional<Nanos> period;  ///< from the timing, when given
+  /// job_bound <= deadline, and job_bound <= period when there is one: Lemma 1 lets each other
+  /// task have one request ahead, so a task whose jobs could overlap (bound above its period)
+  /// is not covered (true without a deadline or period).
+  bool schedulable = true;
+  std::string reason;  ///< why not schedulable; empty when it is
 };
 
 struct SmlpResult {

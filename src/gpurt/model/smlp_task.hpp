@@ -26,9 +26,10 @@ struct SmlpTask {
   std::optional<Nanos> deadline;
 };
 
-/// Release and CPU parameters of a task for `gpurt simulate-system` (the analysis ignores
-/// them): minimum inter-release time (absent: the deadline), and CPU time before and after
-/// the GPU work of every job, on the task's own CPU.
+/// Release and CPU parameters of a task: minimum inter-release time (absent: the deadline), and
+/// CPU time before and after the GPU work of every job, on the task's own CPU. The analysis
+/// adds the CPU time to Lemma 2's bound, takes the period as the deadline when there is none,
+/// and claims no bound above the period; `gpurt simulate-system` releases jobs by it.
 struct SmlpTaskTiming {
   std::optional<Nanos> period;
   Nanos cpu_before{0};

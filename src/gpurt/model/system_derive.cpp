@@ -89,7 +89,14 @@ Derived<Nanos> kernel_whole_gpu_wcet(const System& s, const SystemKernel& k) {
     return no<Nanos>("the work bound GW·α does not fit in 64-bit nanoseconds");
   }
   if (k.workload && k.blocks > 0 && k.threads > 0) {
-    return Derived<Nanos>{Nanos{ceil_div(k.workload->count(), std::int64_t{k.blocks} * k.threads)}, {}};
+    // Every thread busy alike: a block runs workload / (blocks·threads), and the grid runs in
+    // ceil(B / (SMs·fit)) waves of such blocks on the whole GPU (fit: its blocks per SM).
+    const std::int64_t fit = blocks_per_sm(s.platform, k);
+    if (fit == 0) return no<Nanos>("a block of this shape does not fit on one SM");
+    const std::int64_t waves = ceil_div(std::int64_t{k.blocks}, std::int64_t{s.platform.sms} * fit);
+    const std::int64_t threads = std::int64_t{k.blocks} * k.threads;
+    const Wide whole = (static_cast<Wide>(k.workload->count()) * waves + threads - 1) / threads;
+    return Derived<Nanos>{Nanos{static_cast<std::int64_t>(whole)}, {}};
   }
   return no<Nanos>(fmt::format(
       "no whole-GPU WCET: give \"wcet\", \"wcet_by_units\" with all {} units, \"work\", or \"workload\" with "

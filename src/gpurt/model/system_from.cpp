@@ -12,6 +12,10 @@
 namespace gpurt {
 
 namespace {
+__extension__ typedef __int128 Wide;  // GCC and Clang: a time times a wave count
+}  // namespace
+
+namespace {
 
 SystemSegment timed(SegmentKind kind, TimeBounds time) {
   SystemSegment s;
@@ -105,8 +109,10 @@ System from_pbs(const PbsSystem& pbs) {
 }
 
 // FIFO: the model has no platform, only m and b_lim; the system gets a one-pool platform of m
-// threads (as examples/platforms/fifo-4096.json) and keeps m and b_lim as overrides. C_i is kept
-// as the kernel's workload; its wcet is C_i / (g_i·b_i), rounded up (every thread busy alike).
+// threads (as examples/platforms/fifo-4096.json: only threads limit how many blocks are resident)
+// and keeps m and b_lim as overrides. C_i is kept as the kernel's workload. Its wcet, the kernel
+// alone on the whole GPU, is the block time C_i / (g_i·b_i) times its waves ⌈g_i / ⌊m / b_i⌋⌉
+// (every thread busy alike; the FIFO seed §III), rounded up once.
 System from_fifo(const FifoSystem& fifo) {
   System s;
   s.time_unit = fifo.time_unit;
@@ -115,7 +121,7 @@ System from_fifo(const FifoSystem& fifo) {
   p.name = fmt::format("FIFO-model GPU: one pool of {} threads", fifo.gpu_threads);
   p.sms = 1;
   p.max_threads = static_cast<int>(std::min<std::int64_t>(fifo.gpu_threads, INT_MAX));
-  p.max_blocks = 1024;
+  p.max_blocks = p.max_threads;
   p.registers = 100'000'000;
   p.shared_memory = 100'000'000;
   p.max_threads_per_block = std::max(1, fifo.max_block);
@@ -128,7 +134,11 @@ System from_fifo(const FifoSystem& fifo) {
     k.threads = task.block;
     k.workload = task.wcet;
     const std::int64_t threads = std::int64_t{task.grid} * task.block;
-    k.wcet = Nanos{ceil_div(task.wcet.count(), threads)};
+    const std::int64_t resident = std::max<std::int64_t>(1, fifo.gpu_threads / task.block);
+    const std::int64_t waves = ceil_div(std::int64_t{task.grid}, resident);
+    // C_i and g_i·b_i are bounded by the fifo@1 reader, so C_i·waves / (g_i·b_i) <= C_i.
+    const Wide whole = (static_cast<Wide>(task.wcet.count()) * waves + threads - 1) / threads;
+    k.wcet = Nanos{static_cast<std::int64_t>(whole)};
     t.segments.push_back(kernel_segment(std::move(k)));
     s.tasks.push_back(std::move(t));
   }
