@@ -81,12 +81,13 @@ void run_simulate_system(const SystemArgs& a) {
     const Nanos shown = s.policy_bound ? std::max(*s.policy_bound, s.smlp_bound) : s.smlp_bound;
     if (shown <= *sep) continue;
     uncovered[i] = true;
-    fmt::print(stderr,
-               "gpurt: warning: task {}: bound {} {} is above its {} {} {}: its jobs may queue behind "
-               "each other, which the bounds do not cover (they hold only while each job ends within it)\n",
-               printable(s.name), format_time(shown, u), to_string(u),
-               i < system.timing.size() && system.timing[i].period ? "period" : "deadline (release separation)",
-               format_time(*sep, u), to_string(u));
+    fmt::print(
+        stderr,
+        "gpurt: warning: task {}: bound {} {} is above its {} {} {}: its jobs may queue behind "
+        "each other, which the bounds do not cover (they hold only while each job ends within it)\n",
+        printable(s.name), format_time(shown, u), to_string(u),
+        i < system.timing.size() && system.timing[i].period ? "period" : "deadline (release separation)",
+        format_time(*sep, u), to_string(u));
   }
   if (a.json) {
     Json tasks = Json::array();
@@ -119,8 +120,8 @@ void run_simulate_system(const SystemArgs& a) {
     // A bound that does not hold (above the release separation) is marked, as the warning says.
     const std::string mark = uncovered[static_cast<std::size_t>(&s - r.tasks.data())] ? " *" : "";
     t.add({s.name, std::to_string(s.jobs), format_time(s.worst_response, u), format_time(s.mean_response, u),
-           s.policy_bound ? opt(s.policy_bound) + mark : "-", format_time(s.smlp_bound, u) + mark, opt(s.deadline),
-           std::to_string(s.deadline_misses)});
+           s.policy_bound ? opt(s.policy_bound) + mark : "-", format_time(s.smlp_bound, u) + mark,
+           opt(s.deadline), std::to_string(s.deadline_misses)});
   }
   fmt::print(
       "{} under {} on {} ({} model) — simulated end-to-end response times ({}; SMLP bound = "

@@ -53,8 +53,9 @@ TEST_F(Cli, AnalyzeSmlpJsonHasExactlyTheDocumentedFields) {
   const auto& t0 = j["tasks"][0];
   keys.clear();
   for (const auto& [k, v] : t0.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"name", "allowed_units", "l_max", "a_max", "blocking_bound",
-                                            "response_bound", "job_bound", "period", "deadline", "schedulable"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"name", "allowed_units", "l_max", "a_max", "blocking_bound",
+                                      "response_bound", "job_bound", "period", "deadline", "schedulable"}));
   EXPECT_DOUBLE_EQ(t0["job_bound"].get<double>(), 9271.843);  // no CPU segments: the response
   EXPECT_TRUE(t0["period"].is_null());
   EXPECT_EQ(t0["allowed_units"], gpurt::Json({1, 2, 3, 4}));
@@ -93,9 +94,10 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   EXPECT_DOUBLE_EQ(j["tasks"][0]["job_bound"].get<double>(), 15.5);  // 10 + 5 + 0.5 > 12
   EXPECT_DOUBLE_EQ(j["tasks"][0]["period"].get<double>(), 20.0);
   r = cli("analyze smlp " + cpu);
-  EXPECT_NE(r.out.find("job bound 15.5 ms (cpu_before 10 ms + L_max 5 ms + blocking 0 ms + cpu_after 0.5 ms) > "
-                       "deadline 12 ms"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("job bound 15.5 ms (cpu_before 10 ms + L_max 5 ms + blocking 0 ms + cpu_after 0.5 ms) > "
+                 "deadline 12 ms"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("response   job  deadline"), std::string::npos) << r.out;
 
@@ -117,9 +119,8 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   EXPECT_NE(sim.err.find("gpurt: warning: task a: bound 10 ms is above its period 5 ms"), std::string::npos)
       << sim.err;
   EXPECT_NE(sim.out.find("10 *"), std::string::npos) << sim.out;
-  const gpurt::Json sj =
-      gpurt::parse_json(cli("simulate-system " + over + " --policy smlp --horizon 100 --model ideal --json").out,
-                        "stdout");
+  const gpurt::Json sj = gpurt::parse_json(
+      cli("simulate-system " + over + " --policy smlp --horizon 100 --model ideal --json").out, "stdout");
   EXPECT_EQ(sj["tasks"][0]["bounds_hold"], false);
 
   // Every period above the bound: schedulable, and the simulation's bounds hold.
@@ -128,9 +129,8 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
       {"name": "a", "wcet_by_units": [5], "period": 10},
       {"name": "b", "wcet_by_units": [5], "period": 10}]})");
   EXPECT_EQ(cli("analyze smlp " + fits + " --check").code, 0);
-  const gpurt::Json fj =
-      gpurt::parse_json(cli("simulate-system " + fits + " --policy smlp --horizon 100 --model ideal --json").out,
-                        "stdout");
+  const gpurt::Json fj = gpurt::parse_json(
+      cli("simulate-system " + fits + " --policy smlp --horizon 100 --model ideal --json").out, "stdout");
   EXPECT_EQ(fj["tasks"][0]["bounds_hold"], true);
 }
 

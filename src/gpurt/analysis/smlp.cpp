@@ -129,9 +129,9 @@ SmlpResult analyse_smlp(const SmlpSystem& system, const SmlpOptions& options) {
     r.response_bound =
         checked(static_cast<Wide>(r.l_max.count()) + r.blocking_bound.count(), "response bound of " + r.name);
     const SmlpTaskTiming timing = i < system.timing.size() ? system.timing[i] : SmlpTaskTiming{};
-    r.job_bound = checked(static_cast<Wide>(timing.cpu_before.count()) + r.response_bound.count() +
-                              timing.cpu_after.count(),
-                          "job bound of " + r.name);
+    r.job_bound = checked(
+        static_cast<Wide>(timing.cpu_before.count()) + r.response_bound.count() + timing.cpu_after.count(),
+        "job bound of " + r.name);
     r.period = timing.period;
     if (!r.deadline) r.deadline = timing.period;
     const bool with_cpu = timing.cpu_before.count() > 0 || timing.cpu_after.count() > 0;
