@@ -29,11 +29,18 @@ Json optional_time(const std::optional<Nanos>& t, TimeUnit u) {
   return t ? Json(from_nanos(*t, u)) : Json(nullptr);
 }
 
-// RTGPU eq. (10) for the allocation shown; none for the methods that give every kernel the whole GPU.
+// RTGPU eq. (10) for the allocation shown; none for the methods that give every kernel the whole GPU,
+// and none when the allocation does not fit the GPU (more tasks with GPU segments than SMs: each is
+// shown with one SM, and a gain for SMs the GPU does not have would be meaningless).
 std::optional<double> throughput_gain(const RtgpuSystem& s, const RtgpuResult& r) {
   if (uses_whole_gpu(r.method)) return std::nullopt;
   std::vector<int> sms;
-  for (const RtgpuTaskResult& t : r.tasks) sms.push_back(t.physical_sms);
+  std::int64_t used = 0;
+  for (const RtgpuTaskResult& t : r.tasks) {
+    sms.push_back(t.physical_sms);
+    used += t.physical_sms;
+  }
+  if (used > s.platform.sms) return std::nullopt;
   return rtgpu_throughput_gain(s, sms);
 }
 

@@ -92,6 +92,27 @@ TEST(RtgpuTheorem56, ABoundEqualToTheDeadlineIsSchedulable) {
   EXPECT_FALSE(analyse_rtgpu(s, {RtgpuMethod::gcaps_rr}).schedulable);
 }
 
+// GCAPS: a task below one without a bound is "not analysable", yet its own GPU bound (Lemma 5.1
+// on the whole GPU) and lower bound still hold and are shown (they were left 0).
+// K: kernel work 8 ms on 4 virtual SMs: GR^ = 8/4 = 2 ms; lower = CPU 1+1 + copies 1+1 + 2 = 6 ms.
+TEST(RtgpuGcaps, ATaskBelowOneWithoutABoundKeepsItsGpuAndLowerBounds) {
+  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "gtx1080ti", "sms": 2}, "tasks": [
+        {"name": "H", "period": 5, "priority": 1, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+         "gpu": [{"work": [4, 4], "overhead": 0, "alpha": 1}]},
+        {"name": "K", "period": 50, "priority": 2, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+         "gpu": [{"work": [8, 8], "overhead": 0, "alpha": 1}]}]})"),
+                                           "gcaps.json");
+  const RtgpuResult g = analyse_rtgpu(s, {RtgpuMethod::gcaps_rr});
+  EXPECT_FALSE(g.schedulable);
+  ASSERT_EQ(g.tasks[1].bounds.gpu.size(), 1U);
+  EXPECT_EQ(g.tasks[1].bounds.gpu[0].hi, ms(2));
+  EXPECT_EQ(g.tasks[1].bounds.lower, ms(6));
+  const RtgpuResult ss = analyse_rtgpu(s, {RtgpuMethod::self_suspension});
+  EXPECT_EQ(ss.tasks[1].bounds.gpu[0].hi, ms(2));
+  EXPECT_EQ(ss.tasks[1].bounds.lower, ms(6));
+}
+
 // Sums that would pass 2^63 saturate (core/time.hpp) instead of wrapping to a negative bound
 // that passes for schedulable. One task of 94 CPU segments and 93 kernels of 10^15 ns stretched
 // 100 times on one virtual SM: its GPU alone needs 93 × 10^17 ns > 2^63.

@@ -148,6 +148,56 @@ TEST(RtgpuSearch, StgmGivesSmsAboveAMissingCpuOnlyTask) {
   }
 }
 
+// No task uses the GPU and one misses: no SM can help, and every search says so at once (the
+// greedy search of STGM used to hand SMs to the GPU tasks, of which there are none, forever).
+// B: R = 6 + ceil(R/10)·6: 6 -> 12 > 10.
+TEST(RtgpuSearch, EverySearchAnswersAtOnceWhenNoTaskUsesTheGpu) {
+  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "gtx1080ti", "sms": 2}, "tasks": [
+        {"name": "A", "period": 10, "priority": 1, "cpu": [[6, 6]], "copy": [], "gpu": []},
+        {"name": "B", "period": 10, "priority": 2, "cpu": [[6, 6]], "copy": [], "gpu": []}]})"),
+                                           "cpu.json");
+  for (RtgpuMethod method : {RtgpuMethod::rtgpu, RtgpuMethod::stgm}) {
+    for (RtgpuSearch search : {RtgpuSearch::brute, RtgpuSearch::greedy, RtgpuSearch::exact}) {
+      RtgpuOptions o{method, search};
+      o.analysis_limit = 100;
+      const RtgpuResult r = analyse_rtgpu(s, o);
+      EXPECT_FALSE(r.schedulable) << to_string(method) << " " << to_string(search);
+      EXPECT_LE(r.allocations_tried, 10) << to_string(method) << " " << to_string(search);
+      EXPECT_EQ(r.tasks[1].physical_sms, 0);
+    }
+  }
+}
+
+// The analysis limit's message names the search that ran out (it named the exact search for
+// every search, and for methods that run none).
+TEST(RtgpuSearch, TheLimitNamesTheSearchThatRanOut) {
+  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "gtx1080ti", "sms": 2}, "tasks": [
+        {"name": "A", "period": 10, "priority": 1, "cpu": [[6, 6]], "copy": [], "gpu": []},
+        {"name": "B", "period": 10, "priority": 2, "cpu": [[6, 6]], "copy": [], "gpu": []}]})"),
+                                           "cpu.json");
+  const auto message = [&](RtgpuMethod m, RtgpuSearch search) {
+    RtgpuOptions o{m, search};
+    o.analysis_limit = 1;
+    try {
+      (void)analyse_rtgpu(s, o);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(RtgpuMethod::stgm, RtgpuSearch::greedy).find("the greedy search of stgm stopped after 1"),
+            std::string::npos)
+      << message(RtgpuMethod::stgm, RtgpuSearch::greedy);
+  EXPECT_NE(message(RtgpuMethod::stgm, RtgpuSearch::exact).find("the exact search of stgm stopped after 1"),
+            std::string::npos);
+  EXPECT_NE(message(RtgpuMethod::self_suspension, RtgpuSearch::exact)
+                .find("the analysis of self-suspension stopped after 1"),
+            std::string::npos)
+      << message(RtgpuMethod::self_suspension, RtgpuSearch::exact);
+}
+
 // The searches agree with brute force when CPU-only tasks take part: random small systems with
 // a CPU-only task added at the highest or the lowest priority.
 TEST(RtgpuSearch, SearchesAgreeWithCpuOnlyTasks) {

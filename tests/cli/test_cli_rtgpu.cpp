@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 
@@ -47,6 +49,27 @@ TEST_F(RtgpuCli, MethodsAndSearches) {
   EXPECT_EQ(j["allocation"]["B"], 4);
   EXPECT_EQ(j["tasks"][1]["response_bound"], 23.568);
   EXPECT_TRUE(j["throughput_gain"].is_null());  // every kernel on the whole GPU: no allocation to weigh
+}
+
+// More tasks with GPU segments than SMs: the allocation shown (one SM each) does not fit, so no
+// throughput gain is given (eq. (10) on it gave +200 %, above the at most +100 % any fitting
+// allocation of alpha = 1 kernels can reach).
+TEST_F(RtgpuCli, NoThroughputGainForAnAllocationThatDoesNotFit) {
+  const std::string f = write("toomany.json", R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "gtx1080ti", "sms": 1}, "tasks": [
+      {"name": "H", "period": 100, "priority": 1, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+       "gpu": [{"work": [2, 2], "overhead": 0, "alpha": 1}]},
+      {"name": "K", "period": 24, "priority": 2, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [1, 1]],
+       "gpu": [{"work": [4, 4], "overhead": 0, "alpha": 1}]}]})");
+  for (const char* method : {"rtgpu", "stgm"}) {
+    const Outcome r = cli(fmt::format("analyze rtgpu {} --method {} --json", f, method));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const gpurt::Json j = gpurt::Json::parse(r.out);
+    EXPECT_EQ(j["schedulable"], false) << method;
+    EXPECT_TRUE(j["throughput_gain"].is_null()) << method << ": " << r.out;
+    EXPECT_EQ(cli(fmt::format("analyze rtgpu {} --method {}", f, method)).out.find("throughput gain"),
+              std::string::npos);
+  }
 }
 
 TEST_F(RtgpuCli, CheckExitsOneWhenUnschedulable) {

@@ -76,7 +76,11 @@ RtgpuTaskBounds gcaps_rr_task_bounds(const RtgpuSystem& s, std::span<const std::
       return b;
     }
     if (!response) {
-      // J_h needs R_h; without it no bound below follows (the task is reported "not analysable").
+      // J_h needs R_h; without it no bound below follows (the task is reported "not analysable"),
+      // but its own GPU bounds and lower bound (Lemma 5.1 on the whole GPU) still do.
+      const RtgpuTask& mine = s.tasks[order[rank]];
+      b.gpu = gpu_response_bounds(mine, s.virtual_sms_per_sm * s.platform.sms);
+      b.lower = end_to_end_lower_bound(mine, b.gpu);
       b.reason = fmt::format("higher-priority task {} has no GCAPS bound", t.name);
       return b;
     }

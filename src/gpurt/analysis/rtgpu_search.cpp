@@ -32,6 +32,7 @@
 // A task without a GPU segment (m_i = 1: CPU work only) gets no SM (§5.2 allocates SMs to GPU
 // segments): GN_i = 0 in every search, and the SMs go to the other tasks.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -72,10 +73,12 @@ struct Search {
   const RtgpuSystem& s;
   RtgpuMethod method;
   std::vector<std::size_t> order;
-  int total;                   // GN
-  std::int64_t limit;          // the most analyses to run (RtgpuOptions::analysis_limit)
-  std::int64_t tried = 0;      // analyses run
-  std::vector<int> gpu_after;  // per rank: tasks with a GPU segment of lower priority
+  int total;                           // GN
+  std::int64_t limit;                  // the most analyses to run (RtgpuOptions::analysis_limit)
+  std::int64_t tried = 0;              // analyses run
+  std::vector<int> gpu_after;          // per rank: tasks with a GPU segment of lower priority
+  std::optional<RtgpuSearch> running;  // the search under way (for the limit's message); none:
+                                       // a method that checks one allocation
 
   Search(const RtgpuSystem& system, RtgpuMethod m, std::vector<std::size_t> o, int sms, std::int64_t lim)
       : s(system), method(m), order(std::move(o)), total(sms), limit(lim), gpu_after(order.size(), 0) {
@@ -86,11 +89,18 @@ struct Search {
 
   bool task_ok(std::size_t rank, std::span<const int> by_rank) {
     if (++tried > limit) {
+      if (running == RtgpuSearch::exact && method != RtgpuMethod::rtgpu) {
+        throw Error(fmt::format(
+            "the {} search of {} stopped after {} task analyses without an answer ({} tasks, {} SMs): its "
+            "depth-first search is exponential in the tasks; use the greedy search (`gpurt analyze rtgpu "
+            "--max-analyses` raises the limit)",
+            to_string(RtgpuSearch::exact), to_string(method), limit, n(), total));
+      }
       throw Error(fmt::format(
-          "the {} search of {} stopped after {} task analyses without an answer ({} tasks, {} SMs): its "
-          "depth-first search is exponential in the tasks; use the greedy search (`gpurt analyze rtgpu "
-          "--max-analyses` raises the limit)",
-          to_string(RtgpuSearch::exact), to_string(method), limit, n(), total));
+          "the {} of {} stopped after {} task analyses without an answer ({} tasks, {} SMs; `gpurt analyze "
+          "rtgpu --max-analyses` raises the limit)",
+          running ? fmt::format("{} search", to_string(*running)) : std::string("analysis"),
+          to_string(method), limit, n(), total));
     }
     return rtgpu_task_bounds(s, order, rank, by_rank, method).schedulable;
   }
@@ -163,6 +173,7 @@ struct Search {
         // Only tasks without GPU segments miss: give the GPU tasks above them SMs, top first.
         for (std::size_t r = 0; r < n(); ++r)
           if (uses_gpu(r)) missing.push_back(r);
+        if (missing.empty()) return false;  // no task uses the GPU: no SM can help
       }
       if (used == total) return false;
       for (std::size_t r : missing) {
@@ -214,6 +225,7 @@ RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options
     std::fill(by_rank.begin(), by_rank.end(), system.platform.sms);
     found = search.all_ok(by_rank);
   } else if (gpu_tasks <= search.total) {
+    search.running = options.search;
     switch (options.search) {
       case RtgpuSearch::brute: {
         const std::int64_t size =
