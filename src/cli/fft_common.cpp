@@ -30,7 +30,14 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
         !to_int(std::string_view(text).substr(dash + 1), b))
       fail("must be A-B or A,B,C (integers)");
     if (b < a) fail("the range A-B needs A <= B");
-    for (int v = a; v <= b; ++v) out.push_back(v);
+    // Checked before expanding: a range to INT_MAX would never end (v++ overflows) and
+    // exhaust memory on the way.
+    for (int v : {a, b})
+      if (v < lo || v > hi) fail(fmt::format("{} is outside {}..{}", v, lo, hi));
+    for (int v = a;; ++v) {
+      out.push_back(v);
+      if (v == b) break;
+    }
   } else {
     std::string_view rest(text);
     while (true) {

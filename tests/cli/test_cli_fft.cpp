@@ -77,12 +77,26 @@ TEST_F(FftCli, ProfileOnEveryUnitSetSaysHowFarTheSetsDiffer) {
 TEST_F(FftCli, ProfileBadInputExitsTwoAndWritesNothing) {
   for (const std::string args :
        {"--sizes 30", "--sizes x", "--sizes 22-20", "--backend fpga", "--runs 0", "--platform nosuchgpu",
-        "--rho 0.9", "--placements 0", "--placements 2-3", "--placements some"}) {
+        "--rho 0.9", "--placements 0", "--placements 2-3", "--placements some",
+        // A range to INT_MAX is checked before it is expanded (it ran out of memory, exit 1).
+        "--sizes 2147483647-2147483647", "--sizes 10-2147483647", "--placements 2147483647-2147483647",
+        // A file analyze smlp reads: at most 1024 tasks; an execution of at most 2^30 points.
+        "--sizes 22,24 --copies 600", "--sizes 28 --batch 8"}) {
     const Outcome r = cli("fft profile " + args + " --out " + path("fft.json"));
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos) << args;
   }
+  EXPECT_NE(cli("fft profile --sizes 10-2147483647 --out " + path("fft.json"))
+                .err.find("2147483647 is outside 1..28"),
+            std::string::npos);
+  EXPECT_NE(cli("fft profile --sizes 22,24 --copies 600 --out " + path("fft.json"))
+                .err.find("2 sizes x 600 copies is 1200 tasks, more than a task file holds (1024)"),
+            std::string::npos);
+  const Outcome tasks = cli("sweep fft --tasks 2147483647-2147483647 --out " + path("s.csv"));
+  EXPECT_EQ(tasks.code, 2) << tasks.err;
+  EXPECT_NE(tasks.err.find("2147483647 is outside 1..1000"), std::string::npos) << tasks.err;
   EXPECT_FALSE(exists("fft.json"));
+  EXPECT_FALSE(exists("s.csv"));
 }
 
 TEST_F(FftCli, GpuBackendWithoutAGpuExitsTwoNamingTheReason) {

@@ -217,6 +217,35 @@ TEST(FftProfileSim, CalibratedPresetFitsExample1AndPredictsTableI) {
   }
 }
 
+// With fewer host cores than lock holders, an SMLP holder can see its job's end, and unlock, up to
+// a slice late; the one-thread profile adds that slice to L(i,k), so Lemma 2 still bounds every
+// simulated job (without it: 28 of 80 jobs above a 9.5 us bound at 2^12, N = 4, 2 cores).
+TEST(FftSweepSim, HostContentionBelowTheLockHoldersKeepsLemma2) {
+  FftSweepOptions o;
+  o.platform = *find_platform_preset("rtx3060ti");
+  o.platform.model.host_cores = 2;
+  o.platform.model.host_slice_us = 500;
+  o.log2_sizes = {12, 18};
+  o.task_counts = {4, 21};
+  o.trials = 2;
+  o.jobs = 10;
+  o.profile.runs = 2;
+  const SweepOutcome out = run_sweep(fft_sweep_experiment(o), SweepRunOptions{});
+  ASSERT_EQ(out.rows.size(), 4u);
+  for (const auto& row : out.rows) {
+    EXPECT_EQ(row[15], "0") << "2^" << row[3] << ", N = " << row[5];
+    EXPECT_LE(std::stod(row[11]), std::stod(row[12])) << "2^" << row[3] << ", N = " << row[5];
+    EXPECT_GT(std::stod(row[12]), 500.0);  // the bound holds the slice
+  }
+  // Enough cores for every holder (19 units): no slack, the profile is the plain one.
+  FftProfileOptions po;
+  po.runs = 2;
+  Platform enough = o.platform;
+  enough.model.host_cores = 19;
+  EXPECT_EQ(profile_fft_size_sim(enough, 12, po),
+            profile_fft_size_sim(*find_platform_preset("rtx3060ti"), 12, po));
+}
+
 // Host CPU contention (PerfParams::host_cores/host_slice_us; docs/simulator.md): 21 tasks on
 // 19 cores. Under the SMLP at most 19 threads hold the lock (19 units) and spin; the others are
 // suspended on it, so nothing changes. Under best effort all 21 spin, and a job's completion is

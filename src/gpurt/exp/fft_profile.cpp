@@ -7,6 +7,7 @@
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/rng.hpp"
+#include "gpurt/model/task_limits.hpp"
 #include "gpurt/sim/fft_sim.hpp"
 
 namespace gpurt {
@@ -24,10 +25,27 @@ void validate(const FftProfileOptions& o) {
   if (!(o.rho >= 1) || !std::isfinite(o.rho)) bad("rho", fmt::format("{}", o.rho), "must be >= 1");
   if (o.placements < 0 || o.placements > 1024)
     bad("placements", std::to_string(o.placements), "must be in 0..1024 (0: every unit set)");
+  // The profile is a gpurt/smlp@1 file that `gpurt analyze smlp` must read (task_limits.hpp).
+  if (o.log2_sizes.size() * static_cast<std::size_t>(o.copies) > kMaxTaskCount)
+    bad("copies", std::to_string(o.copies),
+        fmt::format("{} sizes x {} copies is {} tasks, more than a task file holds ({})", o.log2_sizes.size(),
+                    o.copies, o.log2_sizes.size() * static_cast<std::size_t>(o.copies), kMaxTaskCount));
+  // An execution's input: 2^p · batch cf32 points. Past 2^30 points (8 GiB of input, before
+  // cuFFT's workspace) no GPU holds it, and the simulated profile would run for hours.
+  for (int p : o.log2_sizes)
+    if ((std::int64_t{o.batch} << p) > (std::int64_t{1} << 30))
+      bad("batch", std::to_string(o.batch),
+          fmt::format("2^{} points x batch {} is more than 2^30 points per execution (8 GiB of cf32 input)",
+                      p, o.batch));
 }
 
 std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const FftProfileOptions& o,
                                         std::vector<PlacementSpread>* spreads) {
+  // k = 1..H, each with its own runs over an H-unit device: the work grows with H², and past
+  // 1,024 units (no GPU has a tenth of that) one profile runs for hours.
+  if (p.units() > 1024)
+    throw InputError("platform", "units", std::to_string(p.units()),
+                     "the FFT profile simulates every size k = 1..H; it takes at most 1024 allocation units");
   CufftShape shape;
   shape.log2_size = log2_size;
   shape.batch = o.batch;
@@ -35,6 +53,9 @@ std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const 
   run.kernels = cufft_kernels(shape, p, o.model);
   run.runs = o.runs;
   run.interferer_block = o.interferer_block;
+  const Nanos host_slack{p.model.host_cores > 0 && p.model.host_slice_us > 0 && p.model.host_cores < p.units()
+                             ? static_cast<std::int64_t>(std::ceil(p.model.host_slice_us * 1000.0))
+                             : 0};
   std::vector<Nanos> wcet;
   // One generator per (size, k): the numbers of one size do not depend on which others are
   // profiled with it.
@@ -48,7 +69,11 @@ std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const 
       run.first_unit = first;
       run.seed = seeds.next_u64();
       const std::vector<Nanos> times = simulate_fft_profile_runs(p, run);
-      const Nanos worst = *std::max_element(times.begin(), times.end());  // worst observed (§III-C)
+      // Worst observed (§III-C), plus the host slack: the profile runs one thread, but with
+      // fewer host cores than possible lock holders (host_cores < H) an experiment's holder can
+      // see its job's end, and unlock, up to a time slice later (sim/fft_sim.cpp host_delay), so
+      // L(i,k) must hold that slice for Lemma 2 to bound what the experiment simulates.
+      const Nanos worst = saturating_add(*std::max_element(times.begin(), times.end()), host_slack);
       spread.best = std::min(spread.best, worst);
       spread.worst = std::max(spread.worst, worst);
       ++spread.placements;
@@ -69,6 +94,14 @@ SmlpSystem profile_fft_sim(const Platform& p, const FftProfileOptions& o,
   system.rho = o.rho;
   for (int log2_size : o.log2_sizes) {
     const std::vector<Nanos> wcet = profile_fft_size_sim(p, log2_size, o, spreads);
+    // Times past the task files' limit would make a profile `analyze smlp` refuses.
+    const Nanos longest = *std::max_element(wcet.begin(), wcet.end());
+    if (longest > kMaxTaskTime)
+      throw InputError(
+          "options", "sizes", fmt::format("2^{}", log2_size),
+          fmt::format("its WCET is {} ns, above the 10^15 ns a task file may hold (the platform's "
+                      "model makes this FFT too slow to profile)",
+                      longest.count()));
     for (int c = 1; c <= o.copies; ++c) {
       SmlpTask t;
       t.name = o.copies == 1 ? fmt::format("fft_2^{}", log2_size) : fmt::format("fft_2^{}_{}", log2_size, c);
