@@ -132,7 +132,8 @@ struct FifoArgs {
   bool json = false;
   bool check = false;
   std::int64_t simulate = 0;
-  std::int64_t max_jobs = 10'000'000;  ///< tasks x --simulate (every response time is kept)
+  std::int64_t max_jobs = 10'000'000;    ///< tasks x --simulate (every response time is kept)
+  std::int64_t max_blocks = 16'777'216;  ///< Σ --simulate x grid: the simulator's work and a kernel's blocks
   std::uint64_t seed = 1;
   bool seeded = false;  ///< --seed given: random first releases
 };
@@ -192,6 +193,16 @@ void run_fifo(const FifoArgs& a) {
           fmt::format("simulates {} jobs in all ({} tasks), more than --max-jobs {}; raise --max-jobs", total,
                       system.tasks.size(), a.max_jobs));
     }
+    // The simulator places every block (about 32 bytes each for a kernel's grid): bound them too.
+    std::int64_t blocks = 0;
+    for (const FifoTask& t : system.tasks) blocks += std::int64_t{t.grid} * a.simulate;
+    if (blocks > a.max_blocks) {
+      throw InputError(
+          "command line", "--simulate", std::to_string(a.simulate),
+          fmt::format("simulates {} blocks in all (jobs x grid), more than --max-blocks {}; raise "
+                      "--max-blocks",
+                      blocks, a.max_blocks));
+    }
     FifoSimOptions o;
     o.jobs = a.simulate;
     o.random_offsets = a.seeded;
@@ -214,6 +225,10 @@ void run_fifo(const FifoArgs& a) {
                      r.max_block, r.total_utilization, format_number(r.limit));
   if (r.overloaded) {
     out += "U_sum > m: the GPU is overloaded; response times grow without bound\n";
+  } else if (r.max_block == 1 && r.reaches_limit) {
+    out +=
+        "U_sum = m with b_max = 1: outside Theorem 1, which needs b_max > 1 (the seed proves no bound "
+        "here)\n";
   } else if (r.at_or_above_limit) {
     out += "U_sum >= m - b_max + 1: Theorem 1 shows systems in this region with unbounded response times\n";
   } else {
@@ -259,15 +274,20 @@ void add_analyze_rtgpu(CLI::App& analyze) {
   auto fargs = std::make_shared<FifoArgs>();
   fifo->add_option("FILE", fargs->file, "gpurt/fifo@1 task file")->required();
   fifo->add_flag("--json", fargs->json, "Print JSON instead of text");
-  fifo->add_flag("--check", fargs->check,
-                 "Exit 1 when U_sum >= m - b_max + 1 (Theorem 1: response times may grow without bound); "
-                 "below it the seed proves no bound, so exit 0 is no guarantee");
+  fifo->add_flag(
+      "--check", fargs->check,
+      "Exit 1 when U_sum >= m - b_max + 1 with b_max > 1 (Theorem 1: response times may grow "
+      "without bound) or U_sum > m; otherwise the seed proves no bound, so exit 0 is no guarantee");
   auto* simulate =
       fifo->add_option("--simulate", fargs->simulate,
                        "Simulate N jobs per task on the block-level simulator (one pool of m threads)")
           ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
   fifo->add_option("--max-jobs", fargs->max_jobs,
                    "Refuse --simulate when the tasks times N pass this (default 10000000; 8 bytes a job)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  fifo->add_option("--max-blocks", fargs->max_blocks,
+                   "Refuse --simulate when its blocks (N x grid, summed over the tasks) pass this "
+                   "(default 16777216)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   auto* seed =
       fifo->add_option(

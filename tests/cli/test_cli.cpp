@@ -658,6 +658,36 @@ TEST_F(Cli, JobLimitsBoundTheTasksTimesTheJobsPerTask) {
       << r.err;
   r = cli("analyze fifo " + fifo + " --simulate 25 --max-jobs 100");
   EXPECT_EQ(r.code, 0) << r.err;
+  // Blocks too: example 2's grids sum to 1 + 7 + 1 + 5 = 14 blocks a round of jobs, and the
+  // simulator places every one (a grid of 2^28 blocks ran out of memory, exit 1).
+  r = cli("analyze fifo " + fifo + " --simulate 10 --max-blocks 139");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(
+      r.err.find("--simulate = 10: simulates 140 blocks in all (jobs x grid), more than --max-blocks 139"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(cli("analyze fifo " + fifo + " --simulate 10 --max-blocks 140").code, 0);
+  const std::string huge = write("huge.json", R"({"format": "gpurt/fifo@1", "time_unit": "ns",
+      "gpu_threads": 2147483647, "tasks": [{"name": "a", "wcet": 1e15, "period": 1e15, "grid": 268435456,
+      "block": 1024}]})");
+  r = cli("analyze fifo " + huge + " --simulate 1");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("more than --max-blocks 16777216"), std::string::npos) << r.err;
+}
+
+// FIFO files: b_lim above m is refused, not lowered; with b_max = 1 Theorem 1 does not apply,
+// and the text says so instead of claiming U_sum < m - b_max + 1 at U_sum = m.
+TEST_F(Cli, AnalyzeFifoRefusesABlockLimitAboveTheGpuAndSaysWhenTheoremOneDoesNotApply) {
+  Outcome r = cli("analyze fifo " + write("b.json", R"({"format": "gpurt/fifo@1", "gpu_threads": 4,
+      "max_block": 8, "tasks": [{"name": "a", "wcet": 8, "period": 2, "grid": 4, "block": 1}]})"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("max_block = 8: must be <= gpu_threads = 4"), std::string::npos) << r.err;
+  const std::string one = write("one.json", R"({"format": "gpurt/fifo@1", "gpu_threads": 4,
+      "tasks": [{"name": "a", "wcet": 8, "period": 2, "grid": 4, "block": 1}]})");
+  r = cli("analyze fifo " + one + " --check");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("U_sum = m with b_max = 1: outside Theorem 1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("U_sum < m"), std::string::npos) << r.out;
 }
 
 // "-" as the config is standard input, as in the examiner: the same results as from the file.

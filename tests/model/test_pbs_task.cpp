@@ -113,28 +113,37 @@ TEST(PbsTaskFile, AnImplicitDeadlineRoundsDown) {
   EXPECT_EQ(s.tasks[0].wcet, Nanos{10'001});
 }
 
-// Every time the PBS analyses compute stays below 2^63: the hyperperiod is at most 2^62 ns and
-// the jobs of one hyperperiod may need at most 2^60 ns (Σ jobs × wcet × slowdown).
-TEST(PbsTaskFile, RefusesAHyperperiodWhoseJobsNeedMoreThan2To60Ns) {
+// Every time the PBS analyses compute stays below 2^63: times are at most 10^15 ns (the bound
+// of every task file), the hyperperiod is at most 2^62 ns and the jobs of one hyperperiod may
+// need at most 2^60 ns (Σ jobs × wcet × slowdown).
+TEST(PbsTaskFile, RefusesTimesPast10To15NsAndHyperperiodsWhoseJobsNeedMoreThan2To60Ns) {
   Json j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
-    "tasks": [{"name": "a", "period": 4.6e18, "wcet": 1e18, "blocks": 1, "threads": 64},
-              {"name": "b", "period": 4.6e18, "wcet": 8.99e18, "blocks": 1, "threads": 64}]})");
-  EXPECT_NE(error_of(j).find("s.json: tasks: the jobs of one hyperperiod need 9.99e+18 ns of GPU time"),
+    "tasks": [{"name": "a", "period": 4.6e18, "wcet": 1e18, "blocks": 1, "threads": 64}]})");
+  EXPECT_NE(
+      error_of(j).find("s.json: tasks[0].period = 4.6e+18: is too large (times are limited to 10^15 ns"),
+      std::string::npos)
+      << error_of(j);
+  // Past 2^53 ns a time read through a double rounds: this WCET read as 9007199254740992 and
+  // met its deadline of 9007199254740992.
+  j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [{"name": "a", "period": 9007199254740994, "deadline": 9007199254740992,
+               "wcet": 9007199254740993, "blocks": 1, "threads": 64}]})");
+  EXPECT_NE(error_of(j).find("is too large (times are limited to 10^15 ns"), std::string::npos)
+      << error_of(j);
+  // Periods 999·2^39 and 1000·2^39 ns (below 10^15) have H = 999000·2^39 ns; with wcet = period
+  // the jobs of H need 2·H = 1.098e18 ns <= 2^60: loads; slowed by 1.1 in company, 1.208e18: refused.
+  j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [{"name": "a", "period": 549206058074112, "wcet": 549206058074112, "blocks": 1, "threads": 64},
+              {"name": "b", "period": 549755813888000, "wcet": 549755813888000, "blocks": 1, "threads": 64}]})");
+  EXPECT_EQ(error_of(j), "no error");
+  j["tasks"][0]["slowdown"] = 1.1;
+  j["tasks"][1]["slowdown"] = 1.1;
+  EXPECT_NE(error_of(j).find("s.json: tasks: the jobs of one hyperperiod need 1.21e+18 ns of GPU time"),
             std::string::npos)
       << error_of(j);
-  // 2^60 ns of work is allowed; one task of that wcet every 2^61 ns loads.
-  j["tasks"] = Json::array({Json{{"name", "a"},
-                                 {"period", 2305843009213693952.0},
-                                 {"wcet", 1152921504606846976.0},
-                                 {"blocks", 1},
-                                 {"threads", 64}}});
-  EXPECT_EQ(error_of(j), "no error");
-  j["tasks"][0]["slowdown"] = 1.5;  // in company it would need 1.5 × 2^60
-  EXPECT_NE(error_of(j).find("more than 2^60 ns"), std::string::npos) << error_of(j);
   j = base();
-  j["batches"][0]["completion"] = 2e15;  // us: 2e18 ns, past 2^60 ns
-  EXPECT_NE(error_of(j).find("s.json: batches[0].completion = 2e+15: is more than 2^60 ns"),
-            std::string::npos)
+  j["batches"][0]["completion"] = 2e15;  // us: 2e18 ns
+  EXPECT_NE(error_of(j).find("s.json: batches[0].completion = 2e+15: is too large"), std::string::npos)
       << error_of(j);
 }
 

@@ -93,7 +93,8 @@ FifoResult analyse_fifo(const FifoSystem& s) {
   // 0.9999999999999999, which would put a system exactly on the limit below it.
   const ExactUtilization u(s.tasks);
   // Theorem 1 needs b_max > 1: with b_max = 1 blocks never wait for room (malleable model).
-  r.at_or_above_limit = r.max_block > 1 && u.compare_with(limit) >= 0;
+  r.reaches_limit = u.compare_with(limit) >= 0;
+  r.at_or_above_limit = r.max_block > 1 && r.reaches_limit;
   r.overloaded = u.compare_with(s.gpu_threads) > 0;
   return r;
 }

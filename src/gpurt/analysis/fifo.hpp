@@ -19,6 +19,8 @@ struct FifoResult {
   /// (with b_max > 1; b_max = 1 is the malleable model, where only U_sum <= m matters).
   /// Decided on the exact rational U_sum, not on the rounded total_utilization.
   bool at_or_above_limit = false;
+  /// U_sum >= m − b_max + 1 whatever b_max (Theorem 1 applies only with b_max > 1).
+  bool reaches_limit = false;
   bool overloaded = false;  ///< U_sum > m (exactly): some backlog grows without bound
 };
 

@@ -29,8 +29,13 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
   } else {
     root.fail("needs \"gpu_threads\" (m) or \"platform\"");
   }
-  if (auto b = root.find("max_block")) s.max_block = static_cast<int>(b->as_int_in(1, 1 << 20));
-  if (s.max_block > s.gpu_threads) s.max_block = static_cast<int>(s.gpu_threads);
+  if (auto b = root.find("max_block")) {
+    s.max_block = static_cast<int>(b->as_int_in(1, 1 << 20));
+    // b_lim above m is a contradiction in the file, not something to lower quietly.
+    if (s.max_block > s.gpu_threads)
+      b->fail(fmt::format("must be <= gpu_threads = {} (no block is larger than the GPU)", s.gpu_threads));
+  }
+  if (s.max_block > s.gpu_threads) s.max_block = static_cast<int>(s.gpu_threads);  // a platform's limit
 
   const JsonNode tasks = root.at("tasks");
   const auto entries = tasks.items();

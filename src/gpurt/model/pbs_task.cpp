@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/model/task_limits.hpp"
 
 namespace gpurt {
 
@@ -25,12 +26,15 @@ PbsTask read_task(const JsonNode& node, TimeUnit unit, const Platform& platform)
   // A period is an exact spacing: round to the nearest nanosecond. A deadline rounds down and
   // a WCET up (never promise more time than the file gives).
   const JsonNode period = node.at("period");
-  task.period = period.as_positive_time(unit, Rounding::nearest);
-  task.wcet = node.at("wcet").as_positive_time(unit, Rounding::up);
+  // Times are capped as in every task file (task_limits.hpp: 10^15 ns): beyond 2^53 ns a time
+  // would pass through a double and round, so a WCET above its deadline could read as equal.
+  task.period = capped_task_time(period, period.as_positive_time(unit, Rounding::nearest));
+  const JsonNode wcet = node.at("wcet");
+  task.wcet = capped_task_time(wcet, wcet.as_positive_time(unit, Rounding::up));
   // Without a deadline key the deadline is the period as written, rounded down like any deadline.
   task.deadline = period.as_positive_time(unit, Rounding::down);
   if (auto deadline = node.find("deadline")) {
-    task.deadline = deadline->as_positive_time(unit, Rounding::down);
+    task.deadline = capped_task_time(*deadline, deadline->as_positive_time(unit, Rounding::down));
     if (task.deadline > task.period) {
       deadline->fail("must be <= period (PBS keeps at most one job of a task ready; see docs/pbs.md)");
     }
@@ -80,7 +84,7 @@ PbsBatchTime read_batch(const JsonNode& node, TimeUnit unit, const std::map<std:
   if (seen.size() < 2) tasks.fail("must name at least two tasks (a job alone takes its wcet)");
   batch.tasks.assign(seen.begin(), seen.end());
   const JsonNode completion = node.at("completion");
-  batch.completion = completion.as_positive_time(unit, Rounding::up);
+  batch.completion = capped_task_time(completion, completion.as_positive_time(unit, Rounding::up));
   if (batch.completion.count() > kMaxHyperperiodWork) completion.fail("is more than 2^60 ns (36 years)");
   return batch;
 }
