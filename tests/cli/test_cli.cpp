@@ -116,12 +116,14 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   EXPECT_DOUBLE_EQ(j["tasks"][2]["deadline"].get<double>(), 5.0);  // the period, as in `report`
   const Outcome sim = cli("simulate-system " + over + " --policy smlp --horizon 100 --model ideal");
   EXPECT_EQ(sim.code, 0) << sim.err;
-  EXPECT_NE(sim.err.find("gpurt: warning: task a: bound 10 ms is above its period 5 ms"), std::string::npos)
+  EXPECT_NE(sim.err.find("gpurt: warning: task a: the SMLP bound 10 ms is above its period 5 ms"),
+            std::string::npos)
       << sim.err;
   EXPECT_NE(sim.out.find("10 *"), std::string::npos) << sim.out;
   const gpurt::Json sj = gpurt::parse_json(
       cli("simulate-system " + over + " --policy smlp --horizon 100 --model ideal --json").out, "stdout");
-  EXPECT_EQ(sj["tasks"][0]["bounds_hold"], false);
+  EXPECT_EQ(sj["tasks"][0]["smlp_bound_holds"], false);
+  EXPECT_EQ(sj["tasks"][0]["policy_bound_holds"], false);
 
   // Every period above the bound: schedulable, and the simulation's bounds hold.
   const std::string fits = write("fits.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
@@ -131,7 +133,9 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   EXPECT_EQ(cli("analyze smlp " + fits + " --check").code, 0);
   const gpurt::Json fj = gpurt::parse_json(
       cli("simulate-system " + fits + " --policy smlp --horizon 100 --model ideal --json").out, "stdout");
-  EXPECT_EQ(fj["tasks"][0]["bounds_hold"], true);
+  EXPECT_EQ(fj["tasks"][0]["smlp_bound_holds"], true);
+  EXPECT_DOUBLE_EQ(fj["tasks"][0]["deadline"].get<double>(), 10.0);  // implicit D = T, as analyze smlp
+  EXPECT_EQ(fj["tasks"][0]["policy_bound_holds"], true);
 }
 
 TEST_F(Cli, BadInputExitsTwoNamesFilePathValueAndPrintsNothingOnStdout) {

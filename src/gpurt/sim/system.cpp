@@ -161,7 +161,7 @@ class Arbiter final : public sim::SimDriver {
       s.worst_gpu_response = t.worst_gpu;
       s.smlp_gpu_bound = _gpu_bounds[i];
       s.smlp_bound = t.timing.cpu_before + _gpu_bounds[i] + t.timing.cpu_after;
-      s.deadline = t.task->deadline;
+      s.deadline = t.task->deadline.value_or(t.period);  // implicit deadline D = T, as in analyse_smlp
       s.deadline_misses = t.misses;
       s.job_times = t.job_times;
       if (_o.policy == Arbitration::smlp_fifo)
@@ -245,7 +245,7 @@ class Arbiter final : public sim::SimDriver {
     ++t.jobs;
     t.total += static_cast<long double>(response.count());
     t.worst = std::max(t.worst, response);
-    if (t.task->deadline && response > *t.task->deadline) ++t.misses;
+    if (response > t.task->deadline.value_or(t.period)) ++t.misses;  // implicit D = T
     if (_o.record_jobs)
       t.job_times.push_back(
           SystemJobTimes{sim.now() - response, t.request, t.granted_at, t.kernel_end, sim.now(), t.size});
