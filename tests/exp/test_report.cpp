@@ -82,6 +82,26 @@ TEST(Report, RtgpuDoesNotApplyWhereAnSmHoldsFewerBlocksThanVirtualSms) {
   EXPECT_EQ(d.why, "RTGPU runs 2 persistent blocks per SM (virtual_sms_per_sm) and rtx3060ti holds 1");
 }
 
+// RTGPU's iterations stop at the deadline: a task whose R1 and R2 pass it has no bound (the value
+// shown was where the search stopped, 1450 us, while the simulation's jobs queued to 5500 us and
+// the consistency check called it a violation). One job takes 100 + 5000/4 + 100 = 1450 us > T.
+TEST(Report, RtgpuClaimsNoBoundPastTheDeadline) {
+  const System s = parse_system(Json::parse(R"({"format": "gpurt/system@1", "time_unit": "us",
+      "platform": "jetson-tx1", "tasks": [{"name": "a", "period": 1000, "segments": [{"cpu": 100},
+      {"kernel": {"work": [5000, 5000]}}, {"cpu": 100}]}]})"),
+                                "over.json");
+  ReportOptions o;
+  o.horizon = Nanos{10'000'000};
+  const Report r = make_report(s, o);
+  const ReportAnalysis& rtgpu = analysis(r, "rtgpu");
+  ASSERT_TRUE(rtgpu.applicable) << rtgpu.why;
+  EXPECT_EQ(rtgpu.schedulable, std::optional<bool>(false));
+  EXPECT_FALSE(rtgpu.tasks[0].bound.has_value());
+  EXPECT_NE(rtgpu.tasks[0].note.find("exceeds the deadline"), std::string::npos) << rtgpu.tasks[0].note;
+  EXPECT_GT(simulation(r, "rtgpu-federated").tasks[0].max_response, Nanos{1'450'000});
+  EXPECT_TRUE(r.violations.empty());
+}
+
 TEST(Report, SimulatedMaximaStayUnderTheirBounds) {
   const Report r = make_report(two_tasks());
   const ReportSimulation& smlp = simulation(r, "smlp");

@@ -85,6 +85,21 @@ TEST(RtgpuTaskFile, RejectsBadInputWithPathAndValue) {
               d["platform"] = Json{{"preset", "gtx1080ti"}, {"sms", 0}};
             }),
             "sys.json: platform.sms = 0: must be in 1..65536");
+  // RTGPU's persistent blocks must fit on an SM (the system derivation refused what this reader
+  // loaded, so `convert --to rtgpu` of a loaded file failed).
+  EXPECT_EQ(
+      error_of([](Json& d) {
+        d["platform"] = "jetson-tx1";
+        d["virtual_sms_per_sm"] = 33;
+      }),
+      "sys.json: virtual_sms_per_sm = 33: RTGPU runs 33 persistent blocks per SM and jetson-tx1 holds 32");
+  EXPECT_NE(error_of([](Json& d) {
+              d["platform"] = Json{{"preset", "gtx1080ti"}, {"max_blocks", 1}};
+              d.erase("virtual_sms_per_sm");
+            })
+                .find("RTGPU runs 2 persistent blocks per SM and gtx1080ti holds 1 (virtual_sms_per_sm "
+                      "defaults to 2)"),
+            std::string::npos);
   EXPECT_EQ(
       error_of([](Json& d) {
         d["tasks"][0]["priority"] = 3;

@@ -150,8 +150,15 @@ void rtgpu_analyses(Report& r, const Models& m) {
       int used = 0;
       for (const RtgpuTaskResult& t : res.tasks) {
         ReportTaskBound b{t.name, std::nullopt, t.deadline, ""};
-        if (t.analysable) b.bound = t.bounds.response;
-        if (!t.analysable) b.note = "not analysable (a higher-priority task misses)";
+        // Theorem 5.6's iterations stop at the deadline (D <= T): a response above it is where
+        // they stopped, not a bound (and above the period jobs could queue), so none is claimed.
+        if (!t.analysable) {
+          b.note = "not analysable (a higher-priority task misses)";
+        } else if (t.bounds.schedulable && t.bounds.response) {
+          b.bound = t.bounds.response;
+        } else {
+          b.note = t.bounds.reason.empty() ? "no bound within the deadline" : t.bounds.reason;
+        }
         if (method != RtgpuMethod::self_suspension) {
           b.note += (b.note.empty() ? "" : "; ") + fmt::format("{} SMs", t.physical_sms);
           used += t.physical_sms;

@@ -21,7 +21,9 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
   const auto platform = root.find("platform");
   if (threads && platform) threads->fail("give \"gpu_threads\" or \"platform\", not both");
   if (threads) {
-    s.gpu_threads = threads->as_int_in(1, std::int64_t{1} << 40);
+    // At most 2^30 threads (thousands of times today's GPUs): a system of the file is a one-pool
+    // platform of m threads, and platform files hold at most 2^30 threads per SM.
+    s.gpu_threads = threads->as_int_in(1, std::int64_t{1} << 30);
   } else if (platform) {
     const Platform p = parse_platform(*platform);
     s.gpu_threads = std::int64_t{p.sms} * p.max_threads;

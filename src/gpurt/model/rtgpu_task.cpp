@@ -112,7 +112,16 @@ RtgpuSystem parse_rtgpu_system(const Json& document, const std::string& file) {
   RtgpuSystem s;
   s.time_unit = read_time_unit(root, TimeUnit::ms);
   s.platform = parse_platform(root.at("platform"));
-  if (auto v = root.find("virtual_sms_per_sm")) s.virtual_sms_per_sm = static_cast<int>(v->as_int_in(1, 64));
+  const auto vsms = root.find("virtual_sms_per_sm");
+  if (vsms) s.virtual_sms_per_sm = static_cast<int>(vsms->as_int_in(1, 64));
+  // RTGPU keeps virtual_sms_per_sm persistent blocks resident on every SM (its virtual SMs): a
+  // platform that holds fewer cannot run it (the system reader's derivation refuses it too).
+  if (s.platform.max_blocks < s.virtual_sms_per_sm) {
+    const std::string why = fmt::format("RTGPU runs {} persistent blocks per SM and {} holds {}",
+                                        s.virtual_sms_per_sm, s.platform.id, s.platform.max_blocks);
+    if (vsms) vsms->fail(why);
+    root.at("platform").fail(why + " (virtual_sms_per_sm defaults to 2)");
+  }
 
   const JsonNode tasks = root.at("tasks");
   const auto entries = tasks.items();
