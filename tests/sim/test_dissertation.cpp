@@ -86,6 +86,41 @@ TEST(Dissertation, Fig3_18_NullStreamSerialises) {
   EXPECT_EQ(starts(kernel(r, "K4")), (std::vector<double>{2.2, 2.2}));
 }
 
+// Kernels held back by a NULL-stream op leave, once it completes, in launch order (rules A-C:
+// nothing cuts ahead), not in the order their streams were created: C is listed before B but
+// launched later (0.2 against 0.1), and each fills the TX2; B runs 1-2 s, C 2-3 s.
+TEST(Dissertation, KernelsWaitingForTheNullStreamLeaveInLaunchOrder) {
+  const SimResult r = run_text(R"({"name": "null order", "max_iterations": 1, "max_time": 0, "benchmarks": [
+    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "n.json", "label": "N", "thread_count": 256,
+     "block_count": 1, "data_size": 0, "additional_info": 1000000000},
+    {"filename": "./bin/timer_spin.so", "log_name": "c.json", "label": "C", "thread_count": 1024,
+     "block_count": 4, "data_size": 0, "additional_info": 1000000000, "release_time": 0.2},
+    {"filename": "./bin/timer_spin.so", "log_name": "b.json", "label": "B", "thread_count": 1024,
+     "block_count": 4, "data_size": 0, "additional_info": 1000000000, "release_time": 0.1}]})",
+                               ideal_preset("jetson-tx2"));
+  EXPECT_EQ(starts(kernel(r, "B")), std::vector<double>(4, 1.0));
+  EXPECT_EQ(starts(kernel(r, "C")), std::vector<double>(4, 2.0));
+}
+
+// cudaStreamSynchronize on the shared NULL stream waits for the work in it at the call, not for
+// what another thread launches there later: A (0-1 s) returns at 1, while B, launched at 0.5
+// into the same NULL stream, runs 1-2 s (A used to return at 2).
+TEST(Dissertation, NullStreamSyncWaitsOnlyForWorkAlreadyThere) {
+  const SimResult r = run_text(R"({"name": "null sync", "max_iterations": 1, "max_time": 0, "benchmarks": [
+    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "a.json", "label": "A", "thread_count": 256,
+     "block_count": 1, "data_size": 0, "additional_info": 1000000000},
+    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "b.json", "label": "B", "thread_count": 256,
+     "block_count": 1, "data_size": 0, "additional_info": 1000000000, "release_time": 0.5}]})",
+                               ideal_preset("gtx1080ti"));
+  const auto& a = kernel(r, "A");
+  ASSERT_TRUE(a.sync_after);
+  EXPECT_DOUBLE_EQ(s(*a.sync_after), 1.0);
+  const auto& b = kernel(r, "B");
+  EXPECT_EQ(starts(b), std::vector<double>(1, 1.0));
+  ASSERT_TRUE(b.sync_after);
+  EXPECT_DOUBLE_EQ(s(*b.sync_after), 2.0);
+}
+
 // Fig. 3.19: cudaFree at 0.4 returns when K1 and K2 are done (1.2); K3 launches 0.2 s later
 // (1.4). K4's launch call, made at 0.6, blocks on the CPU until 1.2 (Pitfall 3.4).
 TEST(Dissertation, Fig3_19_CudaFreeBlocksOtherThreads) {

@@ -139,8 +139,18 @@ void Simulator::try_activate(int stream) {
   }
 }
 
+// Heads that wait (for a NULL-stream op) become ready together; they leave in launch order (op
+// seq), not in the order their streams were created: nothing cuts ahead (rules A-C).
 void Simulator::activate_heads(int context) {
-  for (int s : _contexts[static_cast<std::size_t>(context)].streams) try_activate(s);
+  std::vector<std::pair<std::uint64_t, int>> heads;
+  for (int s : _contexts[static_cast<std::size_t>(context)].streams) {
+    const Stream& st = _streams[static_cast<std::size_t>(s)];
+    if (st.ops.empty()) continue;
+    const Op& op = _ops[static_cast<std::size_t>(st.ops.front())];
+    if (!op.activated) heads.emplace_back(op.seq, s);
+  }
+  if (heads.size() > 1) std::sort(heads.begin(), heads.end());
+  for (const auto& [seq, s] : heads) try_activate(s);
 }
 
 int Simulator::driver_stream(std::vector<bool> mask) {
@@ -392,10 +402,13 @@ void Simulator::handle(const Event& e) {
       complete(e.a);
       break;
     }
-    case EventKind::op_arrive:
+    case EventKind::op_arrive: {
       --_streams[static_cast<std::size_t>(_ops[static_cast<std::size_t>(e.a)].stream)].in_flight;
+      const int host = _ops[static_cast<std::size_t>(e.a)].host;
       arrive(e.a);
+      if (host >= 0) host_launch_arrived(host);
       break;
+    }
     case EventKind::host_wake:
       host_step(e.a);
       break;

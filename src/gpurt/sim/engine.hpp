@@ -56,6 +56,7 @@ struct Op {
   std::vector<bool> mask;      ///< the launch's own SM mask (KernelSpec::sm_mask); empty: its stream's
   int mask_sms = 0;            ///< SMs `mask` allows (when not empty)
   int driver_tag = -1;         ///< launched by the SimDriver: reported to it on completion
+  int host = -1;               ///< the host that launched it with launch latency (-1: none)
   // AMD dispatch (amd_dispatch.cpp; the state its every pass reads is in AmdSlot)
   int se_turn = 0;  ///< index into Stream::ses of the SE that gets the next block
   /// PerfParams::cu_lock_threshold: failed placement attempts of the next block, and the CU
@@ -141,10 +142,6 @@ class Simulator {
   int new_op(Op op);
   void schedule(Nanos at, EventKind kind, int a = 0, int b = 0);
   Nanos now() const noexcept { return _now; }
-  bool stream_idle(int stream) const {
-    const Stream& s = _streams[static_cast<std::size_t>(stream)];
-    return s.ops.empty() && s.in_flight == 0;  // a launch still on its way counts as work
-  }
   /// Every op of `context` that arrived before sequence `seq` is complete.
   bool context_idle_before(int context, std::uint64_t seq) const;
   std::uint64_t next_seq() const noexcept { return _op_seq; }
@@ -167,6 +164,12 @@ class Simulator {
   // --- host side (host.cpp) ---
   void host_step(int host);
   void wake_waiters(int stream, int context);
+  /// A launch of `host` issued with launch latency has arrived in its stream.
+  void host_launch_arrived(int host);
+  /// cudaStreamSynchronize of `h` may return: its own launches have arrived, and every op its
+  /// stream held at the call (or when its last launch arrived) is complete. Only those: on the
+  /// shared NULL stream, work other threads launch later is not waited for.
+  bool stream_synced(const Host& h) const;
   SimResult collect();
 
   const Scenario& _scenario;

@@ -23,6 +23,9 @@ struct Host {
   Phase phase = Phase::iteration_begin;
   Wait wait = Wait::none;
   std::uint64_t wait_seq = 0;
+  int in_flight = 0;             ///< its launches issued but not arrived (launch latency)
+  std::uint64_t stream_seq = 0;  ///< a stream sync waits for the stream's ops before this seq
+  bool syncing = false;          ///< in the end-of-iteration stream sync (stream_seq is set)
   std::size_t action = 0;
   bool delay_done = false;
   bool calling = false;  ///< inside a call that may block on the CPU
@@ -133,6 +136,20 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
 
 Simulator::~Simulator() = default;
 
+void Simulator::host_launch_arrived(int host) {
+  Host& h = *_hosts[static_cast<std::size_t>(host)];
+  // Its latest launch is now the stream's newest op: a sync waits for it and what is ahead.
+  if (--h.in_flight == 0) h.stream_seq = _op_seq;
+}
+
+bool Simulator::stream_synced(const Host& h) const {
+  if (h.in_flight > 0) return false;
+  const Stream& s = _streams[static_cast<std::size_t>(h.stream)];
+  // A stream's ops complete in order and leave from the front: all before stream_seq are done
+  // when the front (if any) came later.
+  return s.ops.empty() || _ops[static_cast<std::size_t>(s.ops.front())].seq >= h.stream_seq;
+}
+
 void Simulator::wake_waiters(int stream, int context) {
   (void)stream;
   const Context& c = _contexts[static_cast<std::size_t>(context)];
@@ -143,7 +160,7 @@ void Simulator::wake_waiters(int stream, int context) {
     Nanos latency{0};
     switch (h.wait) {
       case Host::Wait::stream:
-        ready = stream_idle(h.stream);
+        ready = stream_synced(h);
         latency = _scenario.sim.sync_latency;
         break;
       case Host::Wait::context:
@@ -327,6 +344,8 @@ void Simulator::host_step(int index) {
             const int id = new_op(std::move(op));
             if (sim.launch_latency.count() > 0) {
               ++_streams[static_cast<std::size_t>(h.stream)].in_flight;
+              ++h.in_flight;
+              _ops[static_cast<std::size_t>(id)].host = index;
               schedule(_now + sim.launch_latency, EventKind::op_arrive, id);
             } else {
               arrive(id);
@@ -373,6 +392,7 @@ void Simulator::host_step(int index) {
             break;
           case HostAction::Kind::sync_stream:
             h.wait = Host::Wait::stream;
+            h.stream_seq = _op_seq;  // the ops in the stream now (and its own launches in flight)
             break;
           case HostAction::Kind::sync_device:
             h.wait_seq = _op_seq;
@@ -383,7 +403,7 @@ void Simulator::host_step(int index) {
         if (wait_for_call) h.wait = Host::Wait::context;
         ++h.action;
         h.phase = h.action < inst.actions.size() ? Host::Phase::action_delay : Host::Phase::final_sync;
-        if (h.wait == Host::Wait::stream && !stream_idle(h.stream)) return;
+        if (h.wait == Host::Wait::stream && !stream_synced(h)) return;
         if (h.wait == Host::Wait::context && !context_idle_before(h.context, h.wait_seq)) return;
         h.wait = Host::Wait::none;
         if (h.holds_cpu_barrier) release_cpu_barrier();
@@ -391,10 +411,15 @@ void Simulator::host_step(int index) {
         break;
       }
       case Host::Phase::final_sync: {
-        if (!stream_idle(h.stream)) {
-          h.wait = Host::Wait::stream;  // cudaStreamSynchronize at the end of execute
+        if (!h.syncing) {  // cudaStreamSynchronize at the end of execute: called now
+          h.syncing = true;
+          h.stream_seq = _op_seq;
+        }
+        if (!stream_synced(h)) {
+          h.wait = Host::Wait::stream;
           return;
         }
+        h.syncing = false;
         if (h.current) {
           for (int r : h.kernel_records.back()) _records[static_cast<std::size_t>(r)].sync_after = _now;
           h.current->execute_end = h.current->copy_out_start = h.current->copy_out_end = _now;
