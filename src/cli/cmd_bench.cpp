@@ -162,6 +162,9 @@ void run_bench_command(const BenchArgs& a) {
   // Every output path is checked before the run; the outputs are written all or none.
   check_output_dir(out, a.out.empty() ? "base_result_directory" : "--out");
   if (!a.svg.empty()) check_output_file(a.svg, "--svg");
+  // A picture named as the result folder (or above it) would become a folder when it is made.
+  if (!a.svg.empty())
+    check_file_outside_dir(a.svg, "--svg", out, a.out.empty() ? "base_result_directory" : "--out");
   std::vector<std::string> inputs{a.config, a.platform};
   inputs.insert(inputs.end(), a.plugin_libs.begin(), a.plugin_libs.end());
   check_run_outputs(scenario, out, {{"--svg", a.svg}}, inputs);

@@ -76,6 +76,9 @@ void run_simulate(const SimulateArgs& a) {
   check_output_dir(a.out, "--out");
   if (!a.svg.empty()) check_output_file(a.svg, "--svg");
   if (!a.perfetto.empty()) check_output_file(a.perfetto, "--perfetto");
+  // A picture named as the result folder (or above it) would become a folder when --out is made.
+  if (!a.svg.empty()) check_file_outside_dir(a.svg, "--svg", a.out, "--out");
+  if (!a.perfetto.empty()) check_file_outside_dir(a.perfetto, "--perfetto", a.out, "--out");
   Platform platform = platform_arg(a.platform);
   apply_model_option(platform, a.model);
   const Scenario scenario = load_scenario(a.config, platform);

@@ -733,6 +733,29 @@ TEST_F(Cli, SimulateOutNamingAFileIsBadInput) {
   EXPECT_EQ(read("afile"), "x");
 }
 
+// A picture named as the result folder that --out will create (or a folder above it) is refused
+// before the run (it ran the whole simulation, then failed with exit 1 and an empty folder), and a
+// dangling symbolic link as --out is bad input, not a failure to create the folder.
+TEST_F(Cli, OutputsThatTheResultFolderWouldSwallowAreRefusedFirst) {
+  for (const std::string& args :
+       {"simulate " + kCut + " --platform jetson-tx2 --out " + path("o") + " --svg " + path("o"),
+        "simulate " + kCut + " --platform jetson-tx2 --out " + path("p/sub") + " --perfetto " + path("p"),
+        "bench " + kCut + " --backend sim --platform jetson-tx2 --out " + path("o") + " --svg " +
+            path("o")}) {
+    const Outcome r = cli(args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("or one above it; give a file name"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("o")));
+  EXPECT_FALSE(fs::exists(path("p")));
+  fs::create_symlink(path("nowhere"), path("dangling"));
+  const Outcome r = cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("dangling"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--out = " + path("dangling") + ": is a symbolic link that leads to no folder"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(Cli, BenchWithAnUnwritableSvgLeavesNoResults) {
   const Outcome r = cli("bench " + kCut + " --backend sim --platform jetson-tx2 --out " + path("R") +
                         " --svg /nonexistent/x.svg");

@@ -207,6 +207,8 @@ void check_output_dir(const std::string& dir, const std::string& option) {
   };
   if (dir.empty()) fail("is empty");
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(dir, ec)) && !fs::exists(dir, ec))
+    fail("is a symbolic link that leads to no folder (it cannot be created through the link)");
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) fail("exists and is not a folder");
     if (!writable_directory(dir)) fail("folder is not writable");
@@ -218,6 +220,17 @@ void check_output_dir(const std::string& dir, const std::string& option) {
   if (ancestor.empty()) ancestor = ".";
   if (!fs::is_directory(ancestor, ec)) fail(ancestor.string() + " exists and is not a folder");
   if (!writable_directory(ancestor)) fail("cannot be created: " + ancestor.string() + " is not writable");
+}
+
+void check_file_outside_dir(const std::string& file, const std::string& file_option, const std::string& dir,
+                            const std::string& dir_option) {
+  const fs::path f = same_file_key(file);
+  fs::path d = same_file_key(dir);
+  if (!d.has_filename()) d = d.parent_path();
+  const auto [fi, di] = std::mismatch(f.begin(), f.end(), d.begin(), d.end());
+  if (fi == f.end())
+    throw InputError("command line", file_option, file,
+                     fmt::format("is the {} folder {} or one above it; give a file name", dir_option, dir));
 }
 
 void check_output_not_input(const std::string& output, const std::vector<std::string>& inputs,

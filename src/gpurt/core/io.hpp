@@ -43,6 +43,12 @@ void check_output_file(const std::string& path, const std::string& option);
 /// InputError "OPTION = DIR: PROBLEM" when it names a file or cannot be created there.
 void check_output_dir(const std::string& dir, const std::string& option);
 
+/// Refuses an output file that is the output folder `dir` or one of its ancestors (by any path),
+/// which the folder's creation would turn into a folder. Throws InputError "FILE_OPTION = FILE:
+/// is the DIR_OPTION folder DIR or one above it".
+void check_file_outside_dir(const std::string& file, const std::string& file_option, const std::string& dir,
+                            const std::string& dir_option);
+
 /// Refuses an output file that is one of `inputs` (the same file, by any path). Throws
 /// InputError "OPTION = PATH: is also an input".
 void check_output_not_input(const std::string& output, const std::vector<std::string>& inputs,
