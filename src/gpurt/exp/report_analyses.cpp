@@ -42,8 +42,10 @@ void end_to_end(ReportAnalysis& a, const SmlpSystem& s, std::size_t i, std::opti
   if (!e2e) {
     b.note = "the bound overflows 64-bit nanoseconds";
   } else if (period && *e2e > *period) {
-    b.note = fmt::format("bound {} exceeds the period: jobs may queue, which the bound does not cover",
-                         show(*e2e, s.time_unit));
+    const bool periodic = i < s.timing.size() && s.timing[i].period.has_value();
+    b.note = fmt::format(
+        "bound {} exceeds the {}: jobs may queue, which the bound does not cover", show(*e2e, s.time_unit),
+        periodic ? "period" : "deadline (the release separation of a task without a period)");
     ok = false;
   } else {
     b.bound = e2e;
