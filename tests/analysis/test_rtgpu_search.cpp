@@ -148,15 +148,20 @@ TEST(RtgpuSearch, StgmGivesSmsAboveAMissingCpuOnlyTask) {
   }
 }
 
+// Two CPU-only tasks of C = 6 ms, T = D = 10 ms on 2 SMs: B misses (6 + 6 = 12 > 10).
+RtgpuSystem two_cpu_only_tasks() {
+  return parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "gtx1080ti", "sms": 2}, "tasks": [
+        {"name": "A", "period": 10, "priority": 1, "cpu": [[6, 6]], "copy": [], "gpu": []},
+        {"name": "B", "period": 10, "priority": 2, "cpu": [[6, 6]], "copy": [], "gpu": []}]})"),
+                            "cpu.json");
+}
+
 // No task uses the GPU and one misses: no SM can help, and every search says so at once (the
 // greedy search of STGM used to hand SMs to the GPU tasks, of which there are none, forever).
 // B: R = 6 + ceil(R/10)·6: 6 -> 12 > 10.
 TEST(RtgpuSearch, EverySearchAnswersAtOnceWhenNoTaskUsesTheGpu) {
-  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
-      "platform": {"preset": "gtx1080ti", "sms": 2}, "tasks": [
-        {"name": "A", "period": 10, "priority": 1, "cpu": [[6, 6]], "copy": [], "gpu": []},
-        {"name": "B", "period": 10, "priority": 2, "cpu": [[6, 6]], "copy": [], "gpu": []}]})"),
-                                           "cpu.json");
+  const RtgpuSystem s = two_cpu_only_tasks();
   for (RtgpuMethod method : {RtgpuMethod::rtgpu, RtgpuMethod::stgm}) {
     for (RtgpuSearch search : {RtgpuSearch::brute, RtgpuSearch::greedy, RtgpuSearch::exact}) {
       RtgpuOptions o{method, search};
@@ -172,11 +177,7 @@ TEST(RtgpuSearch, EverySearchAnswersAtOnceWhenNoTaskUsesTheGpu) {
 // The analysis limit's message names the search that ran out (it named the exact search for
 // every search, and for methods that run none).
 TEST(RtgpuSearch, TheLimitNamesTheSearchThatRanOut) {
-  const RtgpuSystem s = parse_rtgpu_system(Json::parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
-      "platform": {"preset": "gtx1080ti", "sms": 2}, "tasks": [
-        {"name": "A", "period": 10, "priority": 1, "cpu": [[6, 6]], "copy": [], "gpu": []},
-        {"name": "B", "period": 10, "priority": 2, "cpu": [[6, 6]], "copy": [], "gpu": []}]})"),
-                                           "cpu.json");
+  const RtgpuSystem s = two_cpu_only_tasks();
   const auto message = [&](RtgpuMethod m, RtgpuSearch search) {
     RtgpuOptions o{m, search};
     o.analysis_limit = 1;

@@ -174,14 +174,21 @@ TEST(FftTasksSim, SmlpQueuesInFifoOrderOnceTheUnitsRunOut) {
   EXPECT_GE(worst, Nanos{49'200 + 128 * 14'290});
 }
 
-TEST(FftSweepSim, ReducedGridHasNoBoundViolationAndSaysSimulated) {
+// A reduced FFT sweep: two profile runs per size, `trials` trials of `jobs` jobs per point.
+FftSweepOptions reduced_sweep(const Platform& p, std::vector<int> sizes, std::vector<int> tasks, int jobs) {
   FftSweepOptions o;
-  o.platform = *find_platform_preset("rtx3060ti");  // the calibrated model: Lemma 2 must hold
-  o.log2_sizes = {14, 20, 22};
-  o.task_counts = {1, 3, 7, 21};
+  o.platform = p;
+  o.log2_sizes = std::move(sizes);
+  o.task_counts = std::move(tasks);
   o.trials = 2;
-  o.jobs = 4;
+  o.jobs = jobs;
   o.profile.runs = 2;
+  return o;
+}
+
+TEST(FftSweepSim, ReducedGridHasNoBoundViolationAndSaysSimulated) {
+  // The calibrated model: Lemma 2 must hold.
+  const FftSweepOptions o = reduced_sweep(*find_platform_preset("rtx3060ti"), {14, 20, 22}, {1, 3, 7, 21}, 4);
   const SweepOutcome out = run_sweep(fft_sweep_experiment(o), SweepRunOptions{});
   ASSERT_EQ(out.rows.size(), 12u);
   for (const auto& row : out.rows) {
@@ -221,15 +228,10 @@ TEST(FftProfileSim, CalibratedPresetFitsExample1AndPredictsTableI) {
 // a slice late; the one-thread profile adds that slice to L(i,k), so Lemma 2 still bounds every
 // simulated job (without it: 28 of 80 jobs above a 9.5 us bound at 2^12, N = 4, 2 cores).
 TEST(FftSweepSim, HostContentionBelowTheLockHoldersKeepsLemma2) {
-  FftSweepOptions o;
-  o.platform = *find_platform_preset("rtx3060ti");
-  o.platform.model.host_cores = 2;
-  o.platform.model.host_slice_us = 500;
-  o.log2_sizes = {12, 18};
-  o.task_counts = {4, 21};
-  o.trials = 2;
-  o.jobs = 10;
-  o.profile.runs = 2;
+  Platform host = *find_platform_preset("rtx3060ti");
+  host.model.host_cores = 2;
+  host.model.host_slice_us = 500;
+  const FftSweepOptions o = reduced_sweep(host, {12, 18}, {4, 21}, 10);
   const SweepOutcome out = run_sweep(fft_sweep_experiment(o), SweepRunOptions{});
   ASSERT_EQ(out.rows.size(), 4u);
   for (const auto& row : out.rows) {
