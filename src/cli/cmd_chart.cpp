@@ -54,7 +54,8 @@ void run_chart(const ChartArgs& a) {
 void add_chart(CLI::App& app) {
   auto* cmd = app.add_subcommand("chart", "Draw columns of a CSV (a sweep's output) as an SVG line chart");
   cmd->footer(
-      "One line per y column, or per value of --group. Empty or nan cells break a line.\n"
+      "One line per y column, or per value of --group, in ascending x. Empty or nan y cells break\n"
+      "a line; a row with an empty or nan x is left out; |values| above 1e300 are refused.\n"
       "Example:\n  gpurt chart fig8.csv --x utilization --y rtgpu,self-suspension,stgm \\\n"
       "    --title 'RTGPU Fig. 8' --y-label 'acceptance ratio' --out fig8.svg");
   auto a = std::make_shared<ChartArgs>();

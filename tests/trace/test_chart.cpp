@@ -150,5 +150,42 @@ TEST(Csv, GroupsSplitRowsIntoSortedSeries) {
   EXPECT_TRUE(std::isnan(two[3].y[1]));  // an empty cell is a gap
 }
 
+// Values a chart cannot tell apart draw as one level (their tiny span made a tick step that
+// t += step never advanced: the tick list grew until memory ran out), and the axis still has
+// ticks around them; values whose span passes the largest double are refused (they drew NaN).
+TEST(Chart, NearlyEqualValuesGetAnAxisAndHugeOnesAreRefused) {
+  for (const char* text : {"x,y\n1,0.1\n2,0.10000000000000002\n", "x,y\n1,1\n1.0000000000000002,2\n",
+                           "x,y\n1,1e15\n2,1000000000000000.125\n"}) {
+    const CsvTable t = parse_csv(text, "f.csv");
+    Chart c;
+    c.series = series_from_csv(t, "f.csv", "x", {"y"});
+    const std::string svg = chart_svg(c);
+    EXPECT_EQ(svg.find("nan"), std::string::npos) << text;
+    EXPECT_GE(labels(svg, "end").size(), 2u) << text;
+    EXPECT_LE(labels(svg, "end").size(), 12u) << text;
+  }
+  const CsvTable huge = parse_csv("x,y\n1,1e308\n2,-1e308\n", "f.csv");
+  try {
+    series_from_csv(huge, "f.csv", "x", {"y"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "f.csv: row 1.y = 1e308: is beyond what a chart draws (|value| <= 1e300)");
+  }
+}
+
+// Rows sort by x with an empty or nan x last (left out): a nan in the comparison is no ordering,
+// and the lines came out scrambled. A denormal is a number (stod threw on its underflow).
+TEST(Csv, RowsWithoutAnXSortLastAndDenormalsAreNumbers) {
+  const CsvTable t = parse_csv("x,y\n5,5\n1,1\nnan,0\n4,4\n2,2\n,0\n3,3\n", "f.csv");
+  const auto s = series_from_csv(t, "f.csv", "x", {"y"});
+  ASSERT_EQ(s.size(), 1u);
+  ASSERT_EQ(s[0].x.size(), 7u);
+  EXPECT_EQ(std::vector<double>(s[0].x.begin(), s[0].x.begin() + 5), (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_TRUE(std::isnan(s[0].x[5]));
+  EXPECT_TRUE(std::isnan(s[0].x[6]));
+  const auto d = series_from_csv(parse_csv("x,y\n1,5e-324\n2,1e-320\n", "f.csv"), "f.csv", "x", {"y"});
+  EXPECT_EQ(d[0].y[0], 5e-324);
+}
+
 }  // namespace
 }  // namespace gpurt

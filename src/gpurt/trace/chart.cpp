@@ -1,7 +1,9 @@
 #include "gpurt/trace/chart.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 
@@ -47,16 +49,23 @@ Axis make_axis(double min, double max, bool log) {
     for (double k = lo; k <= hi + 1e-9; k += every) a.ticks.push_back(std::pow(10.0, k));
     return a;
   }
-  if (max <= min) {
-    const double pad = min == 0 ? 1 : std::abs(min) * 0.1;
-    min -= pad;
-    max += pad;
+  // Values a chart cannot tell apart (a span below 10^-9 of their size: 0.1 and the next double)
+  // are drawn as one level; their tiny span would make a step that t += step cannot advance.
+  if (max - min <= 1e-9 * std::max(std::abs(min), std::abs(max))) {
+    const double mid = min / 2 + max / 2;
+    const double pad = mid == 0 ? 1 : std::abs(mid) * 0.1;
+    min = mid - pad;
+    max = mid + pad;
   }
   const double step = nice_step(max - min, 5);
   a.lo = std::floor(min / step + 1e-9) * step;
   a.hi = std::ceil(max / step - 1e-9) * step;
-  for (double t = a.lo; t <= a.hi + step * 1e-6; t += step)
+  // Ticks by index: a count, never an accumulation that rounding could stall.
+  const auto n = static_cast<int>(std::lround((a.hi - a.lo) / step));
+  for (int i = 0; i <= n && i <= 1000; ++i) {
+    const double t = a.lo + i * step;
     a.ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  }
   return a;
 }
 
@@ -263,15 +272,15 @@ std::vector<ChartSeries> series_from_csv(const CsvTable& table, const std::strin
   auto number = [&](std::size_t row, std::size_t col) {
     const std::string& v = table.rows[row][col];
     if (v.empty() || v == "nan" || v == "NaN") return std::numeric_limits<double>::quiet_NaN();
-    std::size_t used = 0;
-    double d = 0;
-    try {
-      d = std::stod(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != v.size())
+    // strtod, not stod: a denormal (5e-324) is a number; stod throws on its underflow.
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() + v.size() || std::isspace(static_cast<unsigned char>(v.front())))
       throw InputError(file, fmt::format("row {}.{}", row + 1, table.columns[col]), v, "not a number");
+    // Beyond 10^300 the span of two values may pass the largest double (1e308 - -1e308).
+    if (!(std::abs(d) <= 1e300))
+      throw InputError(file, fmt::format("row {}.{}", row + 1, table.columns[col]), v,
+                       "is beyond what a chart draws (|value| <= 1e300)");
     return d;
   };
 
@@ -285,8 +294,13 @@ std::vector<ChartSeries> series_from_csv(const CsvTable& table, const std::strin
   std::vector<ChartSeries> out;
   for (const std::string& key : order) {
     std::vector<std::size_t> rows = rows_of[key];
-    std::stable_sort(rows.begin(), rows.end(),
-                     [&](std::size_t a, std::size_t b) { return number(a, xi) < number(b, xi); });
+    // Ascending x; rows whose x is empty or nan last (they are not drawn). A comparison with
+    // nan is no ordering: sorting on it scrambled the lines.
+    std::stable_sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
+      const double xa = number(a, xi), xb = number(b, xi);
+      if (std::isnan(xa)) return false;
+      return std::isnan(xb) || xa < xb;
+    });
     for (std::size_t k = 0; k < yi.size(); ++k) {
       ChartSeries s;
       s.label = !grouped ? ys[k] : ys.size() == 1 ? key : key + ": " + ys[k];
