@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gpurt/core/rng.hpp"
 #include "gpurt/runtime/lock.hpp"
@@ -109,6 +110,69 @@ TEST(SmlpRobust, KilledHolderUnitsComeBackWithoutAWaiter) {
   auto g = lock.lock(all);
   EXPECT_EQ(g.units(), 8);
   EXPECT_EQ(g.info().free_before, 8);
+  EXPECT_EQ(lock.waiting(), 0);
+  g.release();
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
+}
+
+// A zombie holder (killed, not yet reaped) gives its units back to a request that finds some
+// free and so never waits: the short-grant check used kill(pid, 0), which a zombie passes, and
+// every grant stayed at the 2 free units until the parent reaped it.
+TEST(SmlpRobust, AZombieHoldersUnitsComeBackBeforeItIsReaped) {
+  alarm(60);
+  const std::string name = gpurt::test::unique_name("robust");
+  gpurt::SmlpLock lock(name, 8);
+  Pipe p;
+  const pid_t child = spawn_holder(name, 8, {1, 6}, p.fd[1]);
+  wait_byte(p.fd[0]);
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);  // dead, not reaped
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));                       // past the check period
+  const int all[] = {1, 2, 8};
+  {
+    auto g = lock.lock(all);
+    EXPECT_EQ(g.units(), 8);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
+}
+
+// A queue full of requests whose processes died takes new requests: nothing else reclaims their
+// entries once no live waiter polls, and every lock failed with EAGAIN for good.
+TEST(SmlpRobust, AQueueFullOfDeadWaitersTakesNewRequests) {
+  alarm(60);
+  const std::string name = gpurt::test::unique_name("robust");
+  gpurt::SmlpLock lock(name, 4);
+  const int all[] = {1, 4};
+  auto held = lock.lock(all);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    try {
+      gpurt::SmlpLock own(name, 4);
+      std::vector<std::thread> waiters;
+      for (int i = 0; i < GPURT_MAX_WAITERS; ++i)
+        waiters.emplace_back([&own] {
+          gpurt_mask m{};
+          const int one[] = {1};
+          own.lock(one, 0, m);
+        });
+      for (;;) pause();
+    } catch (...) {
+      _exit(3);
+    }
+  }
+  while (lock.waiting() < GPURT_MAX_WAITERS) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  held.release();
+  auto g = lock.lock(all);  // threw "256 requests already wait" before
+  EXPECT_EQ(g.units(), 4);
   EXPECT_EQ(lock.waiting(), 0);
   g.release();
   gpurt::SmlpLock::unlink(name);

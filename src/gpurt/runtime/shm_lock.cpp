@@ -127,9 +127,10 @@ void reclaim(Segment& s) {
 // request's largest size first looks for holders that are gone, at most once per kPoll per
 // process (per handle: `last_check`, process memory), so a process that has not looked lately
 // -- e.g. the first one to ask after a holder died -- always looks.
-// The look is kill(pid, 0) per distinct holder (a fraction of a microsecond each, inside the
-// critical section); only when one is gone does the full reclaim (with its /proc reads) run.
-// A zombie or a recycled pid passes this look: the waiters' poll still catches those.
+// The look is process_alive per distinct holder (kill(pid, 0), then a /proc read that also tells
+// a zombie or a recycled pid from the holder: a few microseconds each, inside the critical
+// section, once per kPoll per handle); only when one is gone does the full reclaim run. kill
+// alone passed a zombie holder, whose units then stayed held while no request had to wait.
 // Returns the size to grant (smlp_grant of the free units after any reclaim).
 [[gnu::noinline]] int recheck_short(Segment& s, std::span<const int> allowed, int n,
                                     std::uint64_t& last_check) {
@@ -151,7 +152,7 @@ void reclaim(Segment& s) {
     }
     checked[next] = pid;
     next = (next + 1) % 8;
-    if (kill(pid, 0) != 0 && errno == ESRCH) {
+    if (!process_alive(pid, s.owner[u].start)) {
       reclaim(s);
       return smlp_grant(allowed, s.free_count);
     }
@@ -339,6 +340,17 @@ int ShmLock::queue_and_wait(std::span<const int> allowed, int priority, std::uin
     if (s.waiters[i].in_use == 0) {
       slot = i;
       break;
+    }
+  }
+  if (slot < 0) {
+    // Full: entries of processes that died waiting may hold it (nothing else reclaims them once
+    // no live waiter polls), so drop those first; only a queue of live requests is full.
+    reclaim(s);
+    for (int i = 0; i < GPURT_MAX_WAITERS; ++i) {
+      if (s.waiters[i].in_use == 0) {
+        slot = i;
+        break;
+      }
     }
   }
   if (slot < 0) {

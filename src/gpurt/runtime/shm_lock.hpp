@@ -1,7 +1,7 @@
 // The one implementation behind the SMLP and k-exclusion locks, in C and C++: a queue of
 // requests and an owner table for up to 256 units in POSIX shared memory, guarded by a
-// process-shared robust mutex. Every waiter sleeps on its own futex word, so a release wakes
-// exactly the request that is next, not all of them.
+// ShmMutex (shm_mutex.hpp: robust to an owner's death, no pthread robust list). Every waiter sleeps on its
+// own futex word, so a release wakes exactly the request that is next, not all of them.
 //
 // Errors are returned as negative errno values; the sentence explaining one is kept per thread
 // (last_error()). Nothing here prints, exits or throws.

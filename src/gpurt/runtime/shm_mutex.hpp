@@ -1,7 +1,7 @@
 // The mutex inside a shared-memory lock: one 32-bit futex word that holds the owner's pid, so a
 // waiter can tell when the owner process died in the critical section -- the guarantee of a
 // robust pthread mutex (EOWNERDEAD), without the cost of glibc's robust list, which alone makes
-// a process-shared robust pthread mutex about 4x slower than a plain one (docs/runtime.md).
+// a process-shared robust pthread mutex about 1.6x slower than a plain one (docs/runtime.md).
 // Zero-filled memory is an unlocked ShmMutex.
 #pragma once
 
