@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include "gpurt/core/error.hpp"
@@ -33,6 +34,10 @@ void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& a) {
   cmd->add_option("--plot", a.plot, "Also draw the finished sweep as an SVG chart here");
   cmd->add_flag("--progress", a.progress, "Progress on stderr even when it is not a terminal");
   cmd->add_flag("--quiet", a.quiet, "No progress on stderr");
+  cmd->add_option("--max-items", a.max_items,
+                  "Refuse a run with more work items (task sets of all points to compute) than this "
+                  "(default 20000000: the runner keeps a slot per item, about 40 bytes)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
 }
 
 namespace {
@@ -64,8 +69,15 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p) {
     for (const std::string& y : p.ys) {
       const std::size_t c = table.column(y, "sweep");
       std::vector<double> samples;
-      for (const auto& row : table.rows) {
-        if (!row[c].empty()) samples.push_back(std::stod(row[c]));
+      for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        const std::string& cell = table.rows[r][c];
+        if (cell.empty()) continue;
+        // A resumed file's cell may hold a word (resume takes true/false anywhere): bad input.
+        char* end = nullptr;
+        const double v = std::strtod(cell.c_str(), &end);
+        if (end != cell.c_str() + cell.size() || !std::isfinite(v))
+          throw InputError("sweep", fmt::format("row {}.{}", r + 1, y), cell, "not a number to plot");
+        samples.push_back(v);
       }
       chart.series.push_back(cdf_series(y, std::move(samples)));
     }
@@ -81,6 +93,7 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
                               const SweepPlot& plot) {
   SweepRunOptions o;
   o.threads = a.threads;
+  o.max_items = a.max_items;
   if (!a.shard.empty()) std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard);
   // Every output before any work: an existing device or FIFO would be read back as a partial
   // sweep (without end) or replaced by a file, and two outputs at one path overwrite each other.
@@ -121,6 +134,9 @@ std::vector<double> sweep_range(double lo, double hi, double step, const std::st
   if (!(step > 0) || !(lo > 0) || hi < lo) {
     throw InputError("command line", names, value, "need 0 < min <= max and step > 0");
   }
+  // Points are rounded to 10^-9 (so 0.1 + 2·0.1 is 0.3): a step near that would give equal or
+  // out-of-range points.
+  if (step < 1e-6) throw InputError("command line", names, value, "the step must be at least 1e-6");
   const double count = std::floor((hi - lo) / step + 1e-9) + 1;
   if (!(count <= kMaxSweepPoints)) {
     throw InputError(
@@ -129,7 +145,7 @@ std::vector<double> sweep_range(double lo, double hi, double step, const std::st
   }
   std::vector<double> out;
   const auto steps = static_cast<int>(count) - 1;
-  for (int i = 0; i <= steps; ++i) out.push_back(std::round((lo + i * step) * 1e9) / 1e9);
+  for (int i = 0; i <= steps; ++i) out.push_back(std::min(hi, std::round((lo + i * step) * 1e9) / 1e9));
   return out;
 }
 

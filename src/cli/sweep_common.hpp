@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@ struct SweepRunArgs {
   std::string shard;  ///< "I/N"
   std::string out, plot;
   bool progress = false, quiet = false;
+  std::int64_t max_items = 20'000'000;  ///< --max-items: work items (sets) to compute, at most
   /// The command's other output files (option, path), checked with --out and --plot before the
   /// run: each a file in a writable folder, not a device or FIFO, and no two the same file.
   std::vector<std::pair<std::string, std::string>> more_outputs;
@@ -27,7 +29,7 @@ struct SweepRunArgs {
   std::vector<std::string> inputs;
 };
 
-/// Adds --threads, --shard, --out, --plot, --progress, --quiet to `cmd`.
+/// Adds --threads, --shard, --out, --plot, --progress, --quiet, --max-items to `cmd`.
 void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& args);
 
 /// What --plot draws: columns of the sweep's CSV as lines against `x`, or (cdf) the empirical

@@ -202,6 +202,38 @@ TEST_F(SweepCli, RangeMustBeFiniteAndBounded) {
   const Outcome many = cli("sweep pbs --figure 4 --u-step 1e-6 --out " + path("p.csv"));
   EXPECT_EQ(many.code, 2) << many.err;
   EXPECT_NE(many.err.find("more than 10000"), std::string::npos) << many.err;
+  // Points round to 10^-9: a step of 1e-10 gave five equal keys and one above --u-max.
+  const Outcome tiny = cli("sweep rtgpu --sets 2 --u-min 1 --u-max 1.0000000005 --u-step 1e-10");
+  EXPECT_EQ(tiny.code, 2) << tiny.err;
+  EXPECT_NE(tiny.err.find("the step must be at least 1e-6"), std::string::npos) << tiny.err;
+  // Sets x points within their own limits may still be more work than memory holds (10^10
+  // items ran out of memory, exit 1, leaving a header-only file): refused, raisable.
+  const Outcome items =
+      cli("sweep rtgpu --sets 1000000 --u-min 0.001 --u-max 10 --u-step 0.001 --out " + path("big.csv"));
+  EXPECT_EQ(items.code, 2) << items.err;
+  EXPECT_NE(items.err.find("--max-items = 20000000: the sweep has 10000000000 work items"), std::string::npos)
+      << items.err;
+  EXPECT_FALSE(fs::exists(path("big.csv")));
+  EXPECT_EQ(cli("sweep rtgpu --sets 3 --u-min 0.5 --u-max 0.6 --u-step 0.1 --max-items 5").code, 2);
+  EXPECT_EQ(cli("sweep rtgpu --sets 3 --u-min 0.5 --u-max 0.6 --u-step 0.1 --max-items 6").code, 0);
+}
+
+// Merge refuses a number past the double range as resume does (1e999 is infinite), and a point
+// that measured nothing has empty statistics, not zeros that a chart would draw.
+TEST_F(SweepCli, MergeRefusesInfiniteNumbersAndEmptyPointsHaveNoStatistics) {
+  ASSERT_EQ(cli(kRtgpu + " --out " + path("s.csv")).code, 0);
+  std::string text = read("s.csv");
+  const auto line = text.find('\n', text.find('\n') + 1);  // the end of the first row
+  const auto comma = text.rfind(',', line);
+  text.replace(comma + 1, line - comma - 1, "1e999");
+  write("inf.csv", text);
+  const Outcome r = cli("sweep merge " + path("inf.csv"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("= 1e999: is not a finite number"), std::string::npos) << r.err;
+  const Outcome nn = cli("sweep nn --seconds 0.000001 --tables 6.2 --quiet");
+  ASSERT_EQ(nn.code, 0) << nn.err;
+  EXPECT_NE(nn.out.find("\n0,6,simulated,6.2,medium,none,unmanaged,all,0,,,,\n"), std::string::npos)
+      << nn.out;
 }
 
 // `gpurt sweep nn --tables 6.2` (Dissertation Table 6.2, SIMULATED): six scenarios, and per-kernel

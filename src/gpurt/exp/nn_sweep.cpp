@@ -103,6 +103,8 @@ SweepExperiment nn_sweep_experiment(const NnSweepOptions& o) {
   };
   e.finish_point = [](std::size_t, const std::vector<SweepItem>& items) {
     const SweepItem& v = items.front();
+    // No job measured (a run shorter than a job, or only warm-ups): no statistics, not zeros.
+    if (v[0] == 0) return std::vector<std::string>{"0", "", "", "", ""};
     return std::vector<std::string>{fmt::format("{}", static_cast<std::int64_t>(v[0])),
                                     fmt::format("{:.3f}", v[1] / 1e6), fmt::format("{:.3f}", v[2] / 1e6),
                                     fmt::format("{:.3f}", v[3] / 1e6), fmt::format("{:.3f}", v[4] / 1e6)};

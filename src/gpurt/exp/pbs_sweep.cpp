@@ -83,9 +83,10 @@ std::vector<std::string> time_fields(const std::vector<SweepItem>& items) {
     vertices.push_back(it[1]);
     unknown += it[2] > 0 ? 1 : 0;
   }
-  const double mean = seconds.empty() ? 0
-                                      : std::accumulate(seconds.begin(), seconds.end(), 0.0) /
-                                            static_cast<double>(seconds.size());
+  // No set generated at this point: no statistics (empty cells, a gap in a chart), not zeros.
+  if (seconds.empty()) return {"0", "", "", "", "", "", "", "", "", "", std::to_string(unknown)};
+  const double mean =
+      std::accumulate(seconds.begin(), seconds.end(), 0.0) / static_cast<double>(seconds.size());
   return {std::to_string(seconds.size()),
           ms(quantile(seconds, 0)),
           ms(quantile(seconds, 0.25)),

@@ -174,6 +174,15 @@ SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
     if (done.count(p) == 0) pending.push_back(p);
   }
   outcome.resumed = done.size();
+  std::int64_t items = 0;
+  for (std::size_t p : pending) items += e.items[p];
+  if (items > o.max_items) {
+    throw InputError(
+        "command line", "--max-items", std::to_string(o.max_items),
+        fmt::format("the sweep has {} work items (task sets over {} points) to compute, more than "
+                    "this; raise --max-items, or take fewer sets or points (or a --shard)",
+                    items, pending.size()));
+  }
   if (o.progress != nullptr) {
     fmt::print(o.progress, "sweep: {} points in this shard, {} already in {}, {} to compute\n",
                outcome.points.size(), outcome.resumed, o.out.empty() ? "no file" : o.out, pending.size());

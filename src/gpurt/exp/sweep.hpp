@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -51,6 +52,9 @@ struct SweepRunOptions {
   int shard_count = 1;            ///< N of --shard I/N
   std::string out{};              ///< CSV file to write and resume from; empty: rows are only returned
   std::FILE* progress = nullptr;  ///< one line per finished point, when set (e.g. stderr)
+  /// The most work items (over the points to compute) a run takes: the runner keeps a slot per
+  /// item (about 40 bytes) from the start. More is InputError naming --max-items, before any work.
+  std::int64_t max_items = 20'000'000;
 };
 
 struct SweepOutcome {

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -71,7 +72,13 @@ bool each_token(std::string_view field, F f) {
         field.substr(begin, space == std::string_view::npos ? std::string_view::npos : space - begin);
     double v = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
-    const bool whole = !token.empty() && ec == std::errc() && end == token.data() + token.size();
+    bool whole = !token.empty() && end == token.data() + token.size() && ec == std::errc();
+    if (!token.empty() && end == token.data() + token.size() && ec == std::errc::result_out_of_range) {
+      // A number past the double range: 1e999 is infinite (not finite, as no sweep writes),
+      // 1e-400 rounds to 0. from_chars leaves v unset here; strtod gives the value.
+      v = std::strtod(std::string(token).c_str(), nullptr);
+      whole = true;
+    }
     if (!f(whole ? std::optional<double>(v) : std::nullopt)) return false;
     if (space == std::string_view::npos) return true;
     begin = space + 1;
