@@ -121,6 +121,26 @@ TEST(Dissertation, NullStreamSyncWaitsOnlyForWorkAlreadyThere) {
   EXPECT_DOUBLE_EQ(s(*b.sync_after), 2.0);
 }
 
+// As the examiner creates them, a stream with a stream_priority is non-blocking: it neither waits
+// for a NULL-stream op nor holds one back; a stream without one is blocking. N (NULL, 0-1 s);
+// P (priority 0, 0.1 s, 3 s long) starts at once; B (no priority, 0.2 s) waits for N (1-2 s);
+// N2 (NULL, 0.3 s) waits for B but not for P: 2-3 s.
+TEST(Dissertation, StreamsWithAPriorityDoNotSynchroniseWithTheNullStream) {
+  const SimResult r = run_text(R"({"name": "non-blocking", "max_iterations": 1, "max_time": 0, "benchmarks": [
+    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "n.json", "label": "N", "thread_count": 256,
+     "block_count": 1, "data_size": 0, "additional_info": 1000000000},
+    {"filename": "./bin/timer_spin.so", "log_name": "p.json", "label": "P", "thread_count": 512,
+     "block_count": 2, "data_size": 0, "additional_info": 3000000000, "release_time": 0.1, "stream_priority": 0},
+    {"filename": "./bin/timer_spin.so", "log_name": "b.json", "label": "B", "thread_count": 512,
+     "block_count": 2, "data_size": 0, "additional_info": 1000000000, "release_time": 0.2},
+    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "n2.json", "label": "N2", "thread_count": 256,
+     "block_count": 1, "data_size": 0, "additional_info": 1000000000, "release_time": 0.3}]})",
+                               ideal_preset("jetson-tx2"));
+  EXPECT_EQ(starts(kernel(r, "P")), std::vector<double>(2, 0.1));
+  EXPECT_EQ(starts(kernel(r, "B")), std::vector<double>(2, 1.0));
+  EXPECT_EQ(starts(kernel(r, "N2")), std::vector<double>(1, 2.0));
+}
+
 // Fig. 3.19: cudaFree at 0.4 returns when K1 and K2 are done (1.2); K3 launches 0.2 s later
 // (1.4). K4's launch call, made at 0.6, blocks on the CPU until 1.2 (Pitfall 3.4).
 TEST(Dissertation, Fig3_19_CudaFreeBlocksOtherThreads) {

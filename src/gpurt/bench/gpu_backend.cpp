@@ -95,6 +95,12 @@ class GpuWorkerBackend final : public WorkerBackend {
         !in.sm_mask.empty() && std::find(in.sm_mask.begin(), in.sm_mask.end(), false) != in.sm_mask.end();
     if (masked) return partition_stream(in);
     cudaStream_t s = nullptr;
+    if (!in.stream_priority_given) {
+      // As the examiner: without stream_priority a plain (blocking) stream, which synchronises
+      // with the legacy NULL stream (Dissertation Fig. 3.18); with one, a non-blocking stream.
+      gpu::check(cudaStreamCreate(&s), "cudaStreamCreate");
+      return s;
+    }
     gpu::check(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, in.stream_priority),
                "cudaStreamCreateWithPriority");
     return s;

@@ -493,7 +493,10 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     inst.period = seconds(*v);
     if (inst.period.count() <= 0) v->fail("must be > 0");
   }
-  if (auto v = b.find("stream_priority")) inst.stream_priority = static_cast<int>(v->as_int_in(-64, 64));
+  if (auto v = b.find("stream_priority")) {
+    inst.stream_priority = static_cast<int>(v->as_int_in(-64, 64));
+    inst.stream_priority_given = true;
+  }
   if (auto v = b.find("cpu_core")) inst.cpu_core = static_cast<int>(v->as_int_in(0, 4096));
   if (auto v = b.find("mps_thread_percentage")) {
     const double pct = v->as_number();

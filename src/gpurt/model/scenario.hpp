@@ -103,7 +103,10 @@ struct ScenarioInstance {
   /// gpurt extension "period" (seconds): iteration k starts no earlier than
   /// release_time + k·period, making the instance a periodic task (0: back to back).
   Nanos period{0};
-  int stream_priority = 0;   ///< CUDA convention: lower number = higher priority
+  int stream_priority = 0;  ///< CUDA convention: lower number = higher priority
+  /// The config gives stream_priority: the examiner then creates the stream cudaStreamNonBlocking
+  /// (no implicit synchronisation with the NULL stream), else with cudaStreamCreate (blocking).
+  bool stream_priority_given = false;
   bool null_stream = false;  ///< all work goes to the legacy default stream
   /// SMs (AMD: CUs) the instance's stream may use (size = platform SMs), from sm_mask or
   /// compute_unit_mask; empty = all.

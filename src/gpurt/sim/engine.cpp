@@ -22,7 +22,8 @@ int Simulator::create_context() {
   return static_cast<int>(_contexts.size()) - 1;
 }
 
-int Simulator::create_stream(int context, int priority, std::vector<bool> mask, bool null_stream) {
+int Simulator::create_stream(int context, int priority, std::vector<bool> mask, bool null_stream,
+                             bool blocking) {
   Context& c = _contexts[static_cast<std::size_t>(context)];
   // Levels are the distinct priorities of the context's streams, highest (lowest number) first.
   auto it = std::lower_bound(c.level_priority.begin(), c.level_priority.end(), priority);
@@ -40,6 +41,7 @@ int Simulator::create_stream(int context, int priority, std::vector<bool> mask, 
   s.level = static_cast<int>(std::lower_bound(c.level_priority.begin(), c.level_priority.end(), priority) -
                              c.level_priority.begin());
   s.null_stream = null_stream;
+  s.blocking = null_stream || blocking;
   s.mask = std::move(mask);
   s.mask_sms =
       s.mask.empty() ? _platform.sms : static_cast<int>(std::count(s.mask.begin(), s.mask.end(), true));
@@ -94,14 +96,17 @@ void Simulator::arrive(int id) {
   Context& c = _contexts[static_cast<std::size_t>(op.context)];
   c.incomplete.insert(op.seq);
   Stream& s = _streams[static_cast<std::size_t>(op.stream)];
+  if (s.blocking) c.incomplete_blocking.insert(op.seq);
   if (s.null_stream) c.pending_null.push_back(id);
   s.ops.push_back(id);
   try_activate(op.stream);
 }
 
 // Rule A: an op leaves the stream queue for execution when it is at the head of its stream.
-// The legacy NULL stream adds: a NULL-stream op waits for every earlier op of the context, and
-// every later op of the context waits for it (CUDA "implicit synchronization"; §3.5.1.3).
+// The legacy NULL stream adds: a NULL-stream op waits for every earlier op of the context's
+// blocking streams, and every later op of a blocking stream waits for it (CUDA "implicit
+// synchronization"; §3.5.1.3). A stream created cudaStreamNonBlocking (the examiner's, when a
+// config gives stream_priority) takes no part in either.
 void Simulator::try_activate(int stream) {
   Stream& s = _streams[static_cast<std::size_t>(stream)];
   if (s.ops.empty()) return;
@@ -110,8 +115,9 @@ void Simulator::try_activate(int stream) {
   if (op.activated) return;
   Context& c = _contexts[static_cast<std::size_t>(op.context)];
   if (s.null_stream) {
-    if (*c.incomplete.begin() != op.seq) return;  // an earlier op is still incomplete
-  } else if (!c.pending_null.empty() && _ops[static_cast<std::size_t>(c.pending_null.front())].seq < op.seq) {
+    if (*c.incomplete_blocking.begin() != op.seq) return;  // an earlier blocking op is incomplete
+  } else if (s.blocking && !c.pending_null.empty() &&
+             _ops[static_cast<std::size_t>(c.pending_null.front())].seq < op.seq) {
     return;  // an earlier NULL-stream op is still incomplete
   }
   op.activated = true;
@@ -198,6 +204,7 @@ void Simulator::complete(int id) {
   Context& c = _contexts[static_cast<std::size_t>(context)];
   c.incomplete.erase(op.seq);
   Stream& s = _streams[static_cast<std::size_t>(stream)];
+  if (s.blocking) c.incomplete_blocking.erase(op.seq);
   s.ops.pop_front();
   const bool was_null = s.null_stream;
   if (was_null) c.pending_null.erase(std::find(c.pending_null.begin(), c.pending_null.end(), id));

@@ -91,13 +91,17 @@ struct Stream {
   std::deque<int> ops;     ///< Rule A/D: FIFO of op ids, head first
   std::vector<int> ses;    ///< AMD: shader engines with at least one CU of the mask, ascending
   int in_flight = 0;       ///< launches issued but not yet arrived (launch_latency)
+  /// Synchronises with the legacy NULL stream (cudaStreamCreate); false for a stream created
+  /// cudaStreamNonBlocking, which neither waits for a NULL-stream op nor holds one back.
+  bool blocking = true;
 };
 
 struct Context {
-  std::vector<std::deque<int>> primary;  ///< primary queue per priority level (Rule B1, C)
-  std::vector<int> level_priority;       ///< CUDA priority of each level, ascending
-  std::set<std::uint64_t> incomplete;    ///< seqs of ops not yet complete
-  std::deque<int> pending_null;          ///< NULL-stream ops not yet complete, in order
+  std::vector<std::deque<int>> primary;         ///< primary queue per priority level (Rule B1, C)
+  std::vector<int> level_priority;              ///< CUDA priority of each level, ascending
+  std::set<std::uint64_t> incomplete;           ///< seqs of ops not yet complete
+  std::set<std::uint64_t> incomplete_blocking;  ///< those of blocking streams (a NULL op waits for them)
+  std::deque<int> pending_null;                 ///< NULL-stream ops not yet complete, in order
   std::vector<int> streams;
   int running_blocks = 0;
   int cpu_barrier = 0;  ///< hosts inside an implicitly synchronising call
@@ -136,7 +140,8 @@ class Simulator {
 
   // --- GPU side (engine.cpp) ---
   int create_context();
-  int create_stream(int context, int priority, std::vector<bool> mask, bool null_stream);
+  int create_stream(int context, int priority, std::vector<bool> mask, bool null_stream,
+                    bool blocking = true);
   /// Puts a new op at the tail of its stream now (the launch has arrived).
   void arrive(int op);
   int new_op(Op op);

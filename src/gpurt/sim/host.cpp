@@ -122,7 +122,11 @@ Simulator::Simulator(const Scenario& scenario, const Platform& platform, const S
       if (ns < 0) ns = create_stream(h->context, 0, {}, true);
       h->stream = ns;
     } else {
-      h->stream = create_stream(h->context, inst.stream_priority, inst.sm_mask, false);
+      // The examiner creates a non-blocking stream when the config gives stream_priority (within
+      // the device's range; the presets carry none, so any given priority counts), else a
+      // blocking one (cudaStreamCreate).
+      h->stream =
+          create_stream(h->context, inst.stream_priority, inst.sm_mask, false, !inst.stream_priority_given);
     }
     h->warmup = scenario.do_warmup;
     _hosts.push_back(std::move(h));
