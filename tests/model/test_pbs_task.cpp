@@ -130,6 +130,11 @@ TEST(PbsTaskFile, RefusesTimesPast10To15NsAndHyperperiodsWhoseJobsNeedMoreThan2T
                "wcet": 9007199254740993, "blocks": 1, "threads": 64}]})");
   EXPECT_NE(error_of(j).find("is too large (times are limited to 10^15 ns"), std::string::npos)
       << error_of(j);
+  // Each time on its own: a WCET past 10^15 ns under a period within it.
+  j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [{"name": "a", "period": 1e15, "wcet": 1.5e15, "blocks": 1, "threads": 64}]})");
+  EXPECT_NE(error_of(j).find("s.json: tasks[0].wcet = 1.5e+15: is too large"), std::string::npos)
+      << error_of(j);
   // Periods 999·2^39 and 1000·2^39 ns (below 10^15) have H = 999000·2^39 ns; with wcet = period
   // the jobs of H need 2·H = 1.098e18 ns <= 2^60: loads; slowed by 1.1 in company, 1.208e18: refused.
   j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
