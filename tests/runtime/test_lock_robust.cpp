@@ -50,6 +50,13 @@ void wait_byte(int fd) {
   ASSERT_EQ(read(fd, &c, 1), 1);
 }
 
+// SIGKILLs `child` and reaps it: its pid is gone when this returns.
+void kill_and_reap(pid_t child) {
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+}
+
 struct Pipe {
   int fd[2] = {-1, -1};
   Pipe() {
@@ -102,9 +109,7 @@ TEST(SmlpRobust, KilledHolderUnitsComeBackWithoutAWaiter) {
   Pipe p;
   const pid_t child = spawn_holder(name, 8, {1, 6}, p.fd[1]);
   wait_byte(p.fd[0]);
-  ASSERT_EQ(kill(child, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);                // reaped: the pid is gone
+  kill_and_reap(child);                                        // reaped: the pid is gone
   std::this_thread::sleep_for(std::chrono::milliseconds(60));  // past the check period
   const int all[] = {1, 2, 8};
   auto g = lock.lock(all);
@@ -135,8 +140,7 @@ TEST(SmlpRobust, AZombieHoldersUnitsComeBackBeforeItIsReaped) {
     auto g = lock.lock(all);
     EXPECT_EQ(g.units(), 8);
   }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
   gpurt::SmlpLock::unlink(name);
   alarm(0);
 }
@@ -167,9 +171,7 @@ TEST(SmlpRobust, AQueueFullOfDeadWaitersTakesNewRequests) {
     }
   }
   while (lock.waiting() < GPURT_MAX_WAITERS) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(kill(child, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  kill_and_reap(child);
   held.release();
   auto g = lock.lock(all);  // threw "256 requests already wait" before
   EXPECT_EQ(g.units(), 4);
@@ -195,9 +197,7 @@ TEST(SmlpRobust, KilledWaiterLeavesTheQueue) {
     got = g.units();
   });
   while (lock.waiting() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(kill(child, SIGKILL), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  kill_and_reap(child);
   const auto t0 = Clock::now();
   held.release();  // wakes the dead head; the thread behind must still get the units
   behind.join();

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -28,6 +30,29 @@ inline SimResult run_example(const std::string& config, const std::string& platf
   const Platform p = platform_from(platform);
   const Scenario s = load_scenario(std::string(GPURT_SOURCE_DIR) + "/examples/sim/" + config, p);
   return simulate(s, p);
+}
+
+/// One timer_spin instance of an examiner config: `blocks` blocks of `threads` threads spinning
+/// `ns`, released at `release` seconds; `extra` adds keys (e.g. `, "stream_priority": -1`).
+inline std::string spin(const std::string& label, int threads, int blocks, long long ns, double release = 0,
+                        const std::string& extra = "", const std::string& plugin = "timer_spin") {
+  return fmt::format(R"({{"filename": "{6}.so", "log_name": "{0}.json", "label": "{0}",
+      "thread_count": {1}, "block_count": {2}, "additional_info": {3}, "release_time": {4}{5}}})",
+                     label, threads, blocks, ns, release, extra, plugin);
+}
+
+/// The same in the legacy NULL stream (timer_spin_default_stream).
+inline std::string null_spin(const std::string& label, int threads, int blocks, long long ns,
+                             double release = 0) {
+  return spin(label, threads, blocks, ns, release, "", "timer_spin_default_stream");
+}
+
+/// A config of one iteration of `benchmarks`; `top` adds top-level keys.
+inline std::string scenario(const std::vector<std::string>& benchmarks, const std::string& top = "") {
+  std::string list;
+  for (const auto& b : benchmarks) list += (list.empty() ? "" : ", ") + b;
+  return fmt::format(R"({{"name": "t", "max_iterations": 1, "max_time": 0{}, "benchmarks": [{}]}})", top,
+                     list);
 }
 
 inline SimResult run_text(const std::string& json, const Platform& p, const SimulateOptions& o = {}) {

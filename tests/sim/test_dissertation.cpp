@@ -90,14 +90,10 @@ TEST(Dissertation, Fig3_18_NullStreamSerialises) {
 // nothing cuts ahead), not in the order their streams were created: C is listed before B but
 // launched later (0.2 against 0.1), and each fills the TX2; B runs 1-2 s, C 2-3 s.
 TEST(Dissertation, KernelsWaitingForTheNullStreamLeaveInLaunchOrder) {
-  const SimResult r = run_text(R"({"name": "null order", "max_iterations": 1, "max_time": 0, "benchmarks": [
-    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "n.json", "label": "N", "thread_count": 256,
-     "block_count": 1, "data_size": 0, "additional_info": 1000000000},
-    {"filename": "./bin/timer_spin.so", "log_name": "c.json", "label": "C", "thread_count": 1024,
-     "block_count": 4, "data_size": 0, "additional_info": 1000000000, "release_time": 0.2},
-    {"filename": "./bin/timer_spin.so", "log_name": "b.json", "label": "B", "thread_count": 1024,
-     "block_count": 4, "data_size": 0, "additional_info": 1000000000, "release_time": 0.1}]})",
-                               ideal_preset("jetson-tx2"));
+  const SimResult r =
+      run_text(scenario({null_spin("N", 256, 1, 1'000'000'000), spin("C", 1024, 4, 1'000'000'000, 0.2),
+                         spin("B", 1024, 4, 1'000'000'000, 0.1)}),
+               ideal_preset("jetson-tx2"));
   EXPECT_EQ(starts(kernel(r, "B")), std::vector<double>(4, 1.0));
   EXPECT_EQ(starts(kernel(r, "C")), std::vector<double>(4, 2.0));
 }
@@ -106,12 +102,9 @@ TEST(Dissertation, KernelsWaitingForTheNullStreamLeaveInLaunchOrder) {
 // what another thread launches there later: A (0-1 s) returns at 1, while B, launched at 0.5
 // into the same NULL stream, runs 1-2 s (A used to return at 2).
 TEST(Dissertation, NullStreamSyncWaitsOnlyForWorkAlreadyThere) {
-  const SimResult r = run_text(R"({"name": "null sync", "max_iterations": 1, "max_time": 0, "benchmarks": [
-    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "a.json", "label": "A", "thread_count": 256,
-     "block_count": 1, "data_size": 0, "additional_info": 1000000000},
-    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "b.json", "label": "B", "thread_count": 256,
-     "block_count": 1, "data_size": 0, "additional_info": 1000000000, "release_time": 0.5}]})",
-                               ideal_preset("gtx1080ti"));
+  const SimResult r =
+      run_text(scenario({null_spin("A", 256, 1, 1'000'000'000), null_spin("B", 256, 1, 1'000'000'000, 0.5)}),
+               ideal_preset("gtx1080ti"));
   const auto& a = kernel(r, "A");
   ASSERT_TRUE(a.sync_after);
   EXPECT_DOUBLE_EQ(s(*a.sync_after), 1.0);
@@ -126,16 +119,11 @@ TEST(Dissertation, NullStreamSyncWaitsOnlyForWorkAlreadyThere) {
 // P (priority 0, 0.1 s, 3 s long) starts at once; B (no priority, 0.2 s) waits for N (1-2 s);
 // N2 (NULL, 0.3 s) waits for B but not for P: 2-3 s.
 TEST(Dissertation, StreamsWithAPriorityDoNotSynchroniseWithTheNullStream) {
-  const SimResult r = run_text(R"({"name": "non-blocking", "max_iterations": 1, "max_time": 0, "benchmarks": [
-    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "n.json", "label": "N", "thread_count": 256,
-     "block_count": 1, "data_size": 0, "additional_info": 1000000000},
-    {"filename": "./bin/timer_spin.so", "log_name": "p.json", "label": "P", "thread_count": 512,
-     "block_count": 2, "data_size": 0, "additional_info": 3000000000, "release_time": 0.1, "stream_priority": 0},
-    {"filename": "./bin/timer_spin.so", "log_name": "b.json", "label": "B", "thread_count": 512,
-     "block_count": 2, "data_size": 0, "additional_info": 1000000000, "release_time": 0.2},
-    {"filename": "./bin/timer_spin_default_stream.so", "log_name": "n2.json", "label": "N2", "thread_count": 256,
-     "block_count": 1, "data_size": 0, "additional_info": 1000000000, "release_time": 0.3}]})",
-                               ideal_preset("jetson-tx2"));
+  const SimResult r =
+      run_text(scenario({null_spin("N", 256, 1, 1'000'000'000),
+                         spin("P", 512, 2, 3'000'000'000, 0.1, R"(, "stream_priority": 0)"),
+                         spin("B", 512, 2, 1'000'000'000, 0.2), null_spin("N2", 256, 1, 1'000'000'000, 0.3)}),
+               ideal_preset("jetson-tx2"));
   EXPECT_EQ(starts(kernel(r, "P")), std::vector<double>(2, 0.1));
   EXPECT_EQ(starts(kernel(r, "B")), std::vector<double>(2, 1.0));
   EXPECT_EQ(starts(kernel(r, "N2")), std::vector<double>(1, 2.0));

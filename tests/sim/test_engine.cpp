@@ -16,20 +16,6 @@ namespace {
 
 const Platform& tx2() { return *find_platform_preset("jetson-tx2"); }
 
-std::string spin(const std::string& label, int threads, int blocks, long long ns, double release = 0,
-                 const std::string& extra = "") {
-  return fmt::format(R"({{"filename": "timer_spin.so", "log_name": "{0}.json", "label": "{0}",
-      "thread_count": {1}, "block_count": {2}, "additional_info": {3}, "release_time": {4}{5}}})",
-                     label, threads, blocks, ns, release, extra);
-}
-
-std::string scenario(const std::vector<std::string>& benchmarks, const std::string& top = "") {
-  std::string list;
-  for (const auto& b : benchmarks) list += (list.empty() ? "" : ", ") + b;
-  return fmt::format(R"({{"name": "t", "max_iterations": 1, "max_time": 0{}, "benchmarks": [{}]}})", top,
-                     list);
-}
-
 }  // namespace
 
 // Two kernels wait behind a GPU-filling one; the later-released one has the higher priority
