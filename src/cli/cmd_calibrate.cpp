@@ -46,19 +46,11 @@ void run_calibrate(const CalibrateArgs& args) {
   if (a.configs.empty()) a.configs = amd ? "examples/calibration-amd" : "examples/calibration";
   check_output_file(a.out, "--out");
   // The fitted platform must not land among the inputs: inside --measured it would be read as a
-  // result file by the next fit (or replace one), inside --configs as a config.
-  const auto inside = [](const std::string& file, const std::string& folder) {
-    std::error_code e;
-    const fs::path f = fs::weakly_canonical(file, e), d = fs::weakly_canonical(folder, e);
-    const auto [end, rest] = std::mismatch(d.begin(), d.end(), f.begin(), f.end());
-    return !d.empty() && end == d.end();
-  };
-  for (const auto& [option, folder] :
-       {std::pair{"--measured", a.measured}, std::pair{"--configs", a.configs}})
-    if (inside(a.out, folder))
-      throw InputError(
-          "command line", "--out", a.out,
-          fmt::format("lies inside {} {}, an input of the fit: write it elsewhere", option, folder));
+  // result file by the next fit (or replace one), inside --configs as a config; over the base
+  // platform file it would replace what the fit started from.
+  check_output_outside(a.out, a.measured, "--out");
+  check_output_outside(a.out, a.configs, "--out");
+  check_output_not_input(a.out, {a.platform}, "--out");
   if (a.fit_given &&
       (a.fit.empty() || a.fit.front() == ',' || a.fit.back() == ',' || a.fit.find(",,") != std::string::npos))
     throw InputError("command line", "--fit", a.fit,

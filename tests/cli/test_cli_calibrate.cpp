@@ -120,7 +120,7 @@ TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
 // What the fit cannot take, refused with exit 2 and nothing written: an empty --fit (or an empty
 // item in it), a parameter named twice, a seed outside 0..2^64-1 (CLI11 alone wraps -1 to
 // 2^64-1), an --out inside the measurements or the configs (the next fit would read it as a
-// result file), and a config that turns the performance model off (no parameter acts on it).
+// result file) or over the base platform file, and a config that turns the performance model off (no parameter acts on it).
 TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
   for (const char* c : {"lock", "lone", "pace", "release"}) {
     const Outcome b = cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration-amd/") + c +
@@ -139,7 +139,7 @@ TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
        "must be a whole number in 0..18446744073709551615"},
       {base + " --fit kernel_jitter --seed 18446744073709551616 --out " + path("f.json"),
        "not 18446744073709551616"},
-      {base + " --fit kernel_jitter --out " + path("m/pace/f.json"), "lies inside --measured"},
+      {base + " --fit kernel_jitter --out " + path("m/pace/f.json"), "lies in the input folder"},
   };
   for (const auto& [command, message] : refused) {
     const Outcome r = cli(command);
@@ -148,6 +148,17 @@ TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
     EXPECT_FALSE(std::filesystem::exists(path("f.json"))) << command;
     EXPECT_FALSE(std::filesystem::exists(path("m/pace/f.json"))) << command;
   }
+  // The base platform file is an input too: the fit would replace what it started from.
+  const Outcome preset = cli("platforms radeon-vii --json");
+  ASSERT_EQ(preset.code, 0) << preset.err;
+  gpurt::write_file_atomically(path("base.json"), preset.out);
+  const Outcome over = cli("calibrate --platform " + path("base.json") +
+                           " --sweeps 1 --fit kernel_jitter --configs " GPURT_SOURCE_DIR
+                           "/examples/calibration-amd --measured " +
+                           path("m") + " --out " + path("base.json"));
+  EXPECT_EQ(over.code, 2) << over.err;
+  EXPECT_NE(over.err.find("is also an input"), std::string::npos) << over.err;
+  EXPECT_EQ(gpurt::read_text_file(path("base.json")), preset.out);
   // A config with "gpurt_sim": {"model": "ideal"}: named with the key.
   std::filesystem::create_directories(path("cfg"));
   for (const char* c : {"lock", "lone", "pace", "release"})
