@@ -175,6 +175,23 @@ TEST(Report, RecommendsTheGuaranteedPolicyWithTheMostGpuToSpare) {
   EXPECT_EQ(r.guaranteed[0].min_slack, Nanos{874'473});
 }
 
+// Without a period or a deadline anywhere every analysis is "schedulable" with nothing to meet:
+// the report recommends nothing (it listed smlp, kx and federated as guaranteeing every deadline).
+TEST(Report, RecommendsNothingWhenNoTaskHasADeadline) {
+  Json j = Json::parse(kTwoTasks);
+  for (Json& t : j.at("tasks")) {
+    t.erase("period");
+    t.erase("deadline");
+  }
+  ReportOptions o;
+  o.horizon = Nanos{2'000'000};
+  const Report r = make_report(parse_system(j, "two.json"), o);
+  EXPECT_EQ(analysis(r, "smlp").tasks[0].bound, Nanos{125'527});  // the bounds stay
+  EXPECT_TRUE(r.guaranteed.empty());
+  EXPECT_FALSE(r.best);
+  EXPECT_NE(r.recommendation.find("no task has a deadline or a period"), std::string::npos) << r.recommendation;
+}
+
 TEST(Report, ABoundBelowTheSimulatedMaximumIsAViolation) {
   Report r = make_report(two_tasks());
   r.checked = 0;

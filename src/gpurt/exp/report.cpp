@@ -49,7 +49,12 @@ void check_consistency(Report& r) {
 
 namespace {
 
-void recommend(Report& r) {
+void recommend(Report& r, bool has_deadlines) {
+  if (!has_deadlines) {  // every analysis is "schedulable" vacuously: nothing to recommend by
+    r.recommendation = "no task has a deadline or a period, so no analysis has a deadline to guarantee; "
+                       "compare the bounds above";
+    return;
+  }
   for (const ReportAnalysis& a : r.analyses) {
     if (!a.applicable || a.schedulable != true) continue;
     ReportCandidate c{a.name, a.policy.empty() ? a.name : a.policy, 1 - a.reserved, std::nullopt,
@@ -158,7 +163,7 @@ Report make_report(const System& system, const ReportOptions& options) {
     r.simulated.push_back(report_detail::simulate_policy(p, models, r, options, r.horizon));
   }
   check_consistency(r);
-  recommend(r);
+  recommend(r, !release_periods(system).empty());
   return r;
 }
 
