@@ -22,6 +22,7 @@ struct ProfileArgs {
   std::string model = "calibrated", backend = "sim", platform = "rtx3060ti", sizes = "22", placements = "1",
               out;
   int device = 0;
+  FftBackendOptions given;
 };
 
 void run_profile(const ProfileArgs& a) {
@@ -44,7 +45,7 @@ void run_profile(const ProfileArgs& a) {
   validate(o);
   SmlpSystem system;
   std::vector<PlacementSpread> spreads;
-  if (fft_backend_is_gpu(a.backend)) {
+  if (fft_backend_is_gpu(a.backend, a.given)) {
     system =
         profile_fft_gpu(o.log2_sizes, o.batch, o.runs, o.copies, o.rho, a.device, o.placements, &spreads);
   } else {
@@ -97,8 +98,9 @@ void add_fft(CLI::App& app) {
       "--out fft22.json\n  gpurt analyze smlp fft22.json");
   auto a = std::make_shared<ProfileArgs>();
   cmd->add_option("--backend", a->backend, "sim (default) or gpu");
-  cmd->add_option("--platform", a->platform, "Platform preset or file for --backend sim (default rtx3060ti)");
-  add_model_option(cmd, a->model);
+  a->given.platform = cmd->add_option("--platform", a->platform,
+                                      "Platform preset or file for --backend sim (default rtx3060ti)");
+  a->given.model = add_model_option(cmd, a->model);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 22)");
   cmd->add_option("--batch", a->options.batch, "Transforms per execution (default 1)");
   cmd->add_option("--runs", a->options.runs, "Executions per unit count; the worst is kept (default 10)");
@@ -110,7 +112,7 @@ void add_fft(CLI::App& app) {
   cmd->add_option("--rho", a->options.rho, "The system's rho for eq. (4) (default 1.1)")
       ->check(finite_in(1.0, 1e6));
   cmd->add_option("--seed", a->options.seed, "RNG seed (simulated run offsets)")->check(seed_value());
-  cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
+  a->given.device = cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
   cmd->add_option("--out", a->out, "The gpurt/smlp@1 file to write")->required();
   cmd->callback([a] { run_profile(*a); });
 }

@@ -26,6 +26,7 @@ struct SweepFftArgs {
               plot_throughput;
   double max_gap_us = 5;
   int device = 0;
+  FftBackendOptions given;
   SweepRunArgs run;
 };
 
@@ -81,7 +82,7 @@ void run_sweep_fft(const SweepFftArgs& a) {
   o.max_gap = Nanos{static_cast<std::int64_t>(a.max_gap_us * 1000)};
   if ((!a.run.plot.empty() || !a.plot_throughput.empty()) && o.log2_sizes.size() != 1)
     throw InputError("command line", "--sizes", a.sizes, "--plot and --plot-throughput draw one FFT size");
-  const bool gpu = fft_backend_is_gpu(a.backend);
+  const bool gpu = fft_backend_is_gpu(a.backend, a.given);
   if (gpu) {
     if (a.run.threads != 1)
       throw InputError("command line", "--threads", std::to_string(a.run.threads),
@@ -128,8 +129,9 @@ void add_sweep_fft(CLI::App& app) {
   auto a = std::make_shared<SweepFftArgs>();
   FftSweepOptions& o = a->options;
   cmd->add_option("--backend", a->backend, "sim (default) or gpu");
-  cmd->add_option("--platform", a->platform, "Platform preset or file for --backend sim (default rtx3060ti)");
-  add_model_option(cmd, a->model);
+  a->given.platform = cmd->add_option("--platform", a->platform,
+                                      "Platform preset or file for --backend sim (default rtx3060ti)");
+  a->given.model = add_model_option(cmd, a->model);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 10-24)");
   cmd->add_option("--tasks", a->tasks, "Concurrent task counts N, A-B or A,B,C (default 1-21)");
   cmd->add_option("--trials", o.trials, "Trials per point (default 10; the seed ran 1,000)");
@@ -144,7 +146,7 @@ void add_sweep_fft(CLI::App& app) {
   cmd->add_option("--max-gap-us", a->max_gap_us,
                   "Host time between a task's jobs, uniform in [0, this] (default 5)");
   cmd->add_option("--seed", o.seed, "RNG seed")->check(seed_value());
-  cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
+  a->given.device = cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
   cmd->add_option("--plot-throughput", a->plot_throughput, "Also draw throughput vs tasks (Fig. 7) as SVG");
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep_fft(*a); });

@@ -2,6 +2,8 @@
 // runner (parallel, resumable, sharded) as CSV, optionally drawn as SVG.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
@@ -18,6 +20,9 @@ struct PbsSweepArgs {
   double u_min = 0.2, u_max = 2.0, u_step = 0.2;
   int tasks_min = 2, tasks_max = 10;
   SweepRunArgs run;
+  // Options that belong to some figures only, with the figures they apply to: given for
+  // another figure they are refused, not ignored.
+  std::vector<std::pair<const CLI::Option*, std::vector<PbsFigure>>> figure_only;
 };
 
 std::string_view range_text(PbsSlowdown s) {
@@ -82,6 +87,14 @@ void run_pbs_sweep(const PbsSweepArgs& a) {
   if (!slowdown) throw InputError("command line", "--scenario", a.scenario, "must be small, large or mixed");
   o.figure = *figure;
   o.slowdown = *slowdown;
+  for (const auto& [option, figures] : a.figure_only) {
+    if (option->count() == 0 || std::find(figures.begin(), figures.end(), o.figure) != figures.end())
+      continue;
+    std::string list;
+    for (const PbsFigure f : figures) list += (list.empty() ? "" : ", ") + std::string(to_string(f));
+    throw InputError("command line", option->get_name(), option->as<std::string>(),
+                     fmt::format("does not apply to --figure {} (only to figure {})", a.figure, list));
+  }
   o.utilizations = sweep_range(a.u_min, a.u_max, a.u_step, "--u-min/--u-max/--u-step");
   // A set of n tasks, each of utilisation at most 1, has a utilisation of at most n.
   if ((o.figure == PbsFigure::fig4 || o.figure == PbsFigure::fig5a) && o.utilizations.back() > o.tasks)
@@ -119,17 +132,23 @@ void add_sweep_pbs(CLI::App& app) {
   cmd->add_option("--sets", o.sets, "Task sets per point (default 50); Figure 5c: number of sets")
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--seed", o.seed, "RNG seed (default 1)")->check(seed_value());
-  cmd->add_option("--u-min", a->u_min, "Figures 4, 5a: first utilisation (default 0.2)")
-      ->check(finite_in(0.001, 10000));
-  cmd->add_option("--u-max", a->u_max, "Figures 4, 5a: last utilisation (default 2.0)")
-      ->check(finite_in(0.001, 10000));
-  cmd->add_option("--u-step", a->u_step, "Figures 4, 5a: step (default 0.2; at most 10000 points)")
-      ->check(finite_positive());
-  cmd->add_option("--tasks", o.tasks, "Tasks per set, Figures 4, 5a, 5c (default 5)")
-      ->check(CLI::Range(1, 32));
-  cmd->add_option("--tasks-min", a->tasks_min, "Figure 5b: fewest tasks (default 2)");
-  cmd->add_option("--tasks-max", a->tasks_max, "Figure 5b: most tasks (default 10)")
-      ->check(CLI::Range(1, 32));
+  const std::vector<PbsFigure> by_utilisation{PbsFigure::fig4, PbsFigure::fig5a};
+  const auto* u_min = cmd->add_option("--u-min", a->u_min, "Figures 4, 5a: first utilisation (default 0.2)")
+                          ->check(finite_in(0.001, 10000));
+  const auto* u_max = cmd->add_option("--u-max", a->u_max, "Figures 4, 5a: last utilisation (default 2.0)")
+                          ->check(finite_in(0.001, 10000));
+  const auto* u_step =
+      cmd->add_option("--u-step", a->u_step, "Figures 4, 5a: step (default 0.2; at most 10000 points)")
+          ->check(finite_positive());
+  const auto* tasks = cmd->add_option("--tasks", o.tasks, "Tasks per set, Figures 4, 5a, 5c (default 5)")
+                          ->check(CLI::Range(1, 32));
+  const auto* tasks_min = cmd->add_option("--tasks-min", a->tasks_min, "Figure 5b: fewest tasks (default 2)");
+  const auto* tasks_max = cmd->add_option("--tasks-max", a->tasks_max, "Figure 5b: most tasks (default 10)")
+                              ->check(CLI::Range(1, 32));
+  a->figure_only = {
+      {u_min, by_utilisation},         {u_max, by_utilisation},
+      {u_step, by_utilisation},        {tasks, {PbsFigure::fig4, PbsFigure::fig5a, PbsFigure::fig5c}},
+      {tasks_min, {PbsFigure::fig5b}}, {tasks_max, {PbsFigure::fig5b}}};
   cmd->add_option(
          "--max-vertices", o.max_vertices,
          "GPUSched vertex cap per analysis (default 5000000; about 2 GB at the cap, times --threads)")

@@ -57,9 +57,20 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
 
 Platform fft_platform(const std::string& id) { return platform_arg(id); }
 
-bool fft_backend_is_gpu(const std::string& backend) {
-  if (backend == "sim") return false;
-  if (backend != "gpu") throw InputError("command line", "--backend", backend, "must be sim or gpu");
+bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& given) {
+  if (backend != "sim" && backend != "gpu")
+    throw InputError("command line", "--backend", backend, "must be sim or gpu");
+  const auto refuse = [&](const CLI::Option* option, const char* other) {
+    if (option != nullptr && option->count() > 0)
+      throw InputError("command line", option->get_name(), option->as<std::string>(),
+                       fmt::format("applies to --backend {} only, not --backend {}", other, backend));
+  };
+  if (backend == "sim") {
+    refuse(given.device, "gpu");
+    return false;
+  }
+  refuse(given.platform, "sim");  // the GPU describes itself
+  refuse(given.model, "sim");     // a GPU runs no model
   const ProbeResult probe = probe_gpus();
   if (probe.devices.empty()) {
     throw InputError("command line", "--backend", "gpu",

@@ -2,6 +2,8 @@
 // lists ("10-24" or "10,12,22"), the platform preset, and the GPU check.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
@@ -16,8 +18,16 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
 /// A platform preset by id; InputError listing the presets otherwise.
 Platform fft_platform(const std::string& id);
 
-/// "sim" or "gpu"; InputError otherwise. For "gpu", also InputError (exit 2) when gpurt was
-/// built without CUDA or no GPU is visible, with the probe's reason.
-bool fft_backend_is_gpu(const std::string& backend);
+/// The options that belong to one backend: --platform and --model to sim, --device to gpu.
+struct FftBackendOptions {
+  const CLI::Option* platform = nullptr;
+  const CLI::Option* model = nullptr;
+  const CLI::Option* device = nullptr;
+};
+
+/// "sim" or "gpu"; InputError otherwise, and when an option of the other backend was given
+/// (it would be ignored). For "gpu", also InputError (exit 2) when gpurt was built without CUDA
+/// or no GPU is visible, with the probe's reason.
+bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& given);
 
 }  // namespace gpurt::cli

@@ -120,7 +120,8 @@ TEST_F(CalibrateCli, FitsTheRadeonViiLockThresholdBackFromItsDispatchRules) {
 // What the fit cannot take, refused with exit 2 and nothing written: an empty --fit (or an empty
 // item in it), a parameter named twice, a seed outside 0..2^64-1 (CLI11 alone wraps -1 to
 // 2^64-1), an --out inside the measurements or the configs (the next fit would read it as a
-// result file) or over the base platform file, and a config that turns the performance model off (no parameter acts on it).
+// result file) or over the base platform file, and a config that turns the performance model off (no
+// parameter acts on it).
 TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
   for (const char* c : {"lock", "lone", "pace", "release"}) {
     const Outcome b = cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration-amd/") + c +

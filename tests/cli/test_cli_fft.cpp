@@ -99,6 +99,23 @@ TEST_F(FftCli, ProfileBadInputExitsTwoAndWritesNothing) {
   EXPECT_FALSE(exists("s.csv"));
 }
 
+// An option of the other backend is refused before anything runs (the GPU describes itself and
+// runs no model; the simulator has no device), whether or not a GPU is present.
+TEST_F(FftCli, AnOptionOfTheOtherBackendIsRefused) {
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--backend sim --device 1", "--device = 1: applies to --backend gpu only, not --backend sim"},
+           {"--backend gpu --platform gtx1070", "--platform = gtx1070: applies to --backend sim only"},
+           {"--backend gpu --model ideal", "--model = ideal: applies to --backend sim only"}}) {
+    for (const std::string command :
+         {"fft profile --sizes 20 ", "sweep fft --threads 1 --sizes 20 --tasks 1 "}) {
+      const Outcome r = cli(command + args + " --out " + path("o.out"));
+      EXPECT_EQ(r.code, 2) << command << args;
+      EXPECT_NE(r.err.find(message), std::string::npos) << command << args << ": " << r.err;
+      EXPECT_FALSE(exists("o.out"));
+    }
+  }
+}
+
 TEST_F(FftCli, GpuBackendWithoutAGpuExitsTwoNamingTheReason) {
   const gpurt::ProbeResult probe = gpurt::probe_gpus();
   if (!probe.devices.empty()) GTEST_SKIP() << "a GPU is visible; scripts/gpu-check runs the GPU backend";

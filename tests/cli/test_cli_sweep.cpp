@@ -116,6 +116,20 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
     EXPECT_NE(r.err.find(": --"), std::string::npos) << args << ": " << r.err;  // names the option
     EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
   }
+  // An option of another figure is refused, not ignored (Figure 5b sweeps task counts at U = 1).
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"sweep pbs --figure 5b --u-max 3",
+            "--u-max = 3: does not apply to --figure 5b (only to figure 4, 5a)"},
+           {"sweep pbs --figure 5b --tasks 4",
+            "--tasks = 4: does not apply to --figure 5b (only to figure 4, 5a, 5c)"},
+           {"sweep pbs --figure 4 --tasks-max 6",
+            "--tasks-max = 6: does not apply to --figure 4 (only to figure 5b)"},
+           {"sweep pbs --figure 5c --u-step 0.5", "--u-step = 0.5: does not apply to --figure 5c"}}) {
+    const Outcome r = cli(args + " --out " + path("o.csv"));
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
+  }
   // Resuming into another sweep's file is refused, the file left as it was.
   std::ofstream(path("other.csv")) << "point,points,x\n0,1,5\n";
   const Outcome r = cli(kRtgpu + " --out " + path("other.csv"));

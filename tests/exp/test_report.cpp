@@ -189,7 +189,8 @@ TEST(Report, RecommendsNothingWhenNoTaskHasADeadline) {
   EXPECT_EQ(analysis(r, "smlp").tasks[0].bound, Nanos{125'527});  // the bounds stay
   EXPECT_TRUE(r.guaranteed.empty());
   EXPECT_FALSE(r.best);
-  EXPECT_NE(r.recommendation.find("no task has a deadline or a period"), std::string::npos) << r.recommendation;
+  EXPECT_NE(r.recommendation.find("no task has a deadline or a period"), std::string::npos)
+      << r.recommendation;
 }
 
 TEST(Report, ABoundBelowTheSimulatedMaximumIsAViolation) {

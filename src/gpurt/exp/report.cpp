@@ -51,8 +51,9 @@ namespace {
 
 void recommend(Report& r, bool has_deadlines) {
   if (!has_deadlines) {  // every analysis is "schedulable" vacuously: nothing to recommend by
-    r.recommendation = "no task has a deadline or a period, so no analysis has a deadline to guarantee; "
-                       "compare the bounds above";
+    r.recommendation =
+        "no task has a deadline or a period, so no analysis has a deadline to guarantee; "
+        "compare the bounds above";
     return;
   }
   for (const ReportAnalysis& a : r.analyses) {
