@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "gpurt/runtime/gpurt.h"
 #include "gpurt/runtime/lock.hpp"
@@ -24,6 +25,11 @@ struct Named {
 std::string msg() { return gpurt_last_error(); }
 
 }  // namespace
+
+// A guard (SmlpGuard, KxLock::Slot) points at its handle: a handle that moved would leave it
+// dangling (a guard released after a std::vector of locks grew crashed). Handles do not move.
+static_assert(!std::is_move_constructible_v<gpurt::SmlpLock> && !std::is_move_assignable_v<gpurt::SmlpLock>);
+static_assert(!std::is_move_constructible_v<gpurt::KxLock> && !std::is_move_assignable_v<gpurt::KxLock>);
 
 TEST(SmlpOpen, RejectsBadUnitCounts) {
   Named n;

@@ -121,6 +121,37 @@ TEST(SmlpRobust, KilledHolderUnitsComeBackWithoutAWaiter) {
   alarm(0);
 }
 
+// k-exclusion asks for one slot, which a free slot always satisfies: no request waits, so no
+// poll reclaims a dead holder's slot, and resize refused (EBUSY, "1 slot(s) held") for good.
+TEST(KxRobust, ADeadHoldersSlotDoesNotBlockAResize) {
+  alarm(60);
+  const std::string name = gpurt::test::unique_name("kxdead");
+  gpurt::KxLock lock(name, 2);
+  Pipe p;
+  const pid_t child = fork();
+  if (child == 0) {
+    try {
+      gpurt::KxLock mine(name, 0);
+      mine.acquire_index();
+      const char c = 'x';
+      if (write(p.fd[1], &c, 1) != 1) _exit(4);
+      for (;;) pause();
+    } catch (...) {
+      _exit(3);
+    }
+  }
+  wait_byte(p.fd[0]);
+  kill_and_reap(child);
+  lock.resize(3);  // threw LockError(EBUSY)
+  EXPECT_EQ(lock.slots(), 3);
+  std::vector<gpurt::KxLock::Slot> held;
+  for (int i = 0; i < 3; ++i) held.push_back(lock.acquire());  // every slot free again
+  EXPECT_EQ(held[0].index() + held[1].index() + held[2].index(), 0 + 1 + 2);
+  held.clear();
+  gpurt::KxLock::unlink(name);
+  alarm(0);
+}
+
 // A zombie holder (killed, not yet reaped) gives its units back to a request that finds some
 // free and so never waits: the short-grant check used kill(pid, 0), which a zombie passes, and
 // every grant stayed at the 2 free units until the parent reaped it.

@@ -92,7 +92,8 @@ int gpurt_kx_acquire(gpurt_kx* lock);
 int gpurt_kx_release(gpurt_kx* lock, int slot);
 
 /** Changes the number of slots to K (1..256). Only while no slot is held and no one waits:
- * otherwise -EBUSY and nothing changes. 0 or -errno. Thread-safe. */
+ * otherwise -EBUSY and nothing changes (a slot held or a wait by a process that died does not
+ * count: it is reclaimed first). 0 or -errno. Thread-safe. */
 int gpurt_kx_resize(gpurt_kx* lock, int k);
 
 /** Current number of slots. */

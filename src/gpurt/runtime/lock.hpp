@@ -67,6 +67,9 @@ class SmlpLock {
 
   /// Opens or creates lock `name` over `units` units. Throws LockError.
   SmlpLock(const std::string& name, int units, Policy policy = Policy::fifo);
+  /// Not movable (like std::mutex): a guard points at its handle. Hold it by unique_ptr to move it.
+  SmlpLock(SmlpLock&&) = delete;
+  SmlpLock& operator=(SmlpLock&&) = delete;
   /// Removes the name; false if it did not exist. Throws LockError on other failures.
   static bool unlink(const std::string& name);
 
@@ -91,6 +94,9 @@ class KxLock {
  public:
   /// Opens or creates lock `name` with k slots (k == 0: attach to an existing one). Throws.
   KxLock(const std::string& name, int k);
+  /// Not movable (like std::mutex): a Slot points at its handle.
+  KxLock(KxLock&&) = delete;
+  KxLock& operator=(KxLock&&) = delete;
   static bool unlink(const std::string& name);
 
   /// A held slot, released when destroyed.

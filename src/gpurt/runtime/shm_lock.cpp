@@ -455,7 +455,11 @@ int ShmLock::resize(int units) noexcept {
   if (int r = enter(me); r < 0) return r;
   Segment& s = *_seg;
   const int h = unit_count(s);
-  if (s.free_count != h || s.waiting.load(std::memory_order_relaxed) != 0) {
+  const auto busy = [&] { return s.free_count != h || s.waiting.load(std::memory_order_relaxed) != 0; };
+  // A process that died holding or waiting must not block the resize for good: nothing else
+  // reclaims a k-exclusion slot while no request has to wait.
+  if (busy()) reclaim(s);
+  if (busy()) {
     const int held = h - s.free_count;
     leave();
     return fail(EBUSY, fmt::format("cannot resize: {} slot(s) held, {} waiting", held, waiting()));
