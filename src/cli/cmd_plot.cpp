@@ -60,10 +60,10 @@ void run_plot(const PlotArgs& a) {
       Chart c = response_time_cdf(predicted);
       for (ChartSeries& s : c.series) s.label = "predicted: " + s.label;
       for (ChartSeries& s : response_time_cdf(measured).series) {
-        s.label = "measured: " + s.label;
+        s.label = origin_word(measured) + ": " + s.label;
         c.series.push_back(std::move(s));
       }
-      c.note = "predicted (simulated) vs measured";
+      c.note = fmt::format("predicted ({}) vs {}", origin_word(predicted), origin_word(measured));
       outputs.emplace_back(a.cdf, chart_svg(c));
     }
   } else {

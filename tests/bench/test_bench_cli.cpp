@@ -274,8 +274,12 @@ TEST_F(BenchCli, PlotCdfAndCompare) {
           path("c2.svg"));
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string cmp = gpurt::read_text_file(path("cmp.svg"));
+  // Both folders hold simulated results: each side says so (the right one said "measured").
   EXPECT_NE(cmp.find("predicted (simulated): Cutting ahead test"), std::string::npos);
-  EXPECT_NE(cmp.find("measured: Cutting ahead test"), std::string::npos);
+  EXPECT_NE(cmp.find(">simulated: Cutting ahead test"), std::string::npos);
+  EXPECT_EQ(cmp.find("measured"), std::string::npos);
+  EXPECT_NE(gpurt::read_text_file(path("c2.svg")).find("predicted (simulated) vs simulated"),
+            std::string::npos);
   EXPECT_EQ(cmp.rfind("<svg", 0), 0U);
   // A missing folder: exit 2, nothing written.
   r = cli("plot --compare " + path("a") + " " + path("nope") + " --svg " + path("x.svg") + " --cdf " +

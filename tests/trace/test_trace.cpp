@@ -1,8 +1,12 @@
 // Writers and readers of the trace: examiner JSON round trip, SVG and Perfetto content.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
+#include "gpurt/bench/plots.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/sim/simulate.hpp"
@@ -105,16 +109,94 @@ TEST(Trace, SvgDrawsEveryBlockWithItsLabelAndAReleaseArrowPerKernel) {
   EXPECT_NE(svg.find(">SM 1<"), std::string::npos);
 }
 
-TEST(Trace, PerfettoHasOneTrackPerSmAndOneEventPerBlock) {
+namespace {
+// One kernel of blocks [start, end) on SM 0, launched at the first start.
+Trace one_kernel(std::vector<std::pair<std::int64_t, std::int64_t>> blocks) {
+  Trace t;
+  t.sms = 1;
+  t.max_threads_per_sm = 2048;
+  KernelRecord k;
+  k.name = "k";
+  k.thread_count = 256;
+  k.launch_before = Nanos{blocks.front().first};
+  for (const auto& [a, b] : blocks) k.blocks.push_back(BlockRecord{Nanos{a}, Nanos{b}, 0});
+  IterationRecord it;
+  it.kernels.push_back(k);
+  InstanceTrace inst;
+  inst.iterations.push_back(it);
+  t.instances.push_back(inst);
+  return t;
+}
+std::vector<std::string> tick_labels(const std::string& svg) {
+  std::vector<std::string> out;
+  const std::string mark = R"(text-anchor="middle">)";
+  for (auto p = svg.find(mark); p != std::string::npos; p = svg.find(mark, p + 1))
+    out.push_back(svg.substr(p + mark.size(), svg.find('<', p) - p - mark.size()));
+  return out;
+}
+}  // namespace
+
+// Measured files may hold absolute clock times: ticks count from the first event (labelled so),
+// not from 0, where a sub-microsecond step at 1.7e9 s never advanced (the picture grew without
+// end) and longer spans printed "1.7e+09" under every tick.
+TEST(Trace, AbsoluteClockTimesGetDistinctTicksFromTheFirstEvent) {
+  const std::int64_t at = 1'700'000'000'000'000'000;  // ns
+  const std::string ms = render_svg_timeline(one_kernel({{at + 1'000'000, at + 2'000'000}}));
+  EXPECT_NE(ms.find("time (s) after 1700000000.001000000 s on the clock"), std::string::npos);
+  const std::vector<std::string> ticks = tick_labels(ms);
+  ASSERT_GE(ticks.size(), 5u);
+  EXPECT_EQ(ticks.front(), "0");
+  EXPECT_EQ(std::set<std::string>(ticks.begin(), ticks.end()).size(), ticks.size());
+  const std::string ns = render_svg_timeline(one_kernel({{at, at + 600}}));  // returned at all
+  EXPECT_GE(tick_labels(ns).size(), 5u);
+  EXPECT_NE(ns.find("[1700000000.000000000 s, 1700000000.000000600 s]"), std::string::npos);
+  // Times from 0 keep the plain axis, and a tick under 1 ns sits where its value says.
+  const std::string tiny = render_svg_timeline(one_kernel({{0, 4}}));
+  EXPECT_NE(tiny.find(">time (s)<"), std::string::npos);
+  EXPECT_NE(tiny.find(R"(<text x="347.5" y="236.0" font-size="11" text-anchor="middle">1e-09</text>)"),
+            std::string::npos)
+      << tiny;
+}
+
+// Side by side, both pictures share a time scale: the longer span (each panel had its own, so a
+// run twice as long looked the same).
+TEST(Trace, SideBySidePicturesShareOneTimeScale) {
+  const std::string svg = side_by_side_svg(one_kernel({{0, 1'000'000}}), one_kernel({{0, 2'000'000}}));
+  const std::vector<std::string> ticks = tick_labels(svg);
+  ASSERT_FALSE(ticks.empty());
+  EXPECT_EQ(std::count(ticks.begin(), ticks.end(), "0.002"), 2) << svg;
+  EXPECT_NE(svg.find("predicted (measured): "), std::string::npos);  // the files' own word
+}
+
+// Blocks resident together on an SM overlap without nesting, which one Perfetto track cannot
+// show (the UI drops or truncates such events): each SM gets a track per block it runs at once,
+// and no two events of a track overlap.
+TEST(Trace, PerfettoGivesEachSmATrackPerConcurrentBlockAndOneEventPerBlock) {
   const SimResult r = cut_ahead();
   const Json t = perfetto_trace(r.trace);
-  int blocks = 0, sm_tracks = 0;
+  std::map<std::int64_t, std::string> tracks;                           // tid -> name
+  std::map<std::int64_t, std::vector<std::pair<double, double>>> busy;  // tid -> [ts, ts + dur)
+  int blocks = 0;
   for (const auto& e : t["traceEvents"]) {
-    if (e["ph"] == "X" && e["pid"] == 1) ++blocks;
-    if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 1) ++sm_tracks;
+    if (e["pid"] != 1) continue;
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks[e["tid"]] = e["args"]["name"];
+    if (e["ph"] != "X") continue;
+    ++blocks;
+    busy[e["tid"]].emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+    // The track is one of its SM's: named "SM n" or "SM n (k)".
+    const std::string sm = "SM " + std::to_string(e["args"]["sm"].get<int>());
+    ASSERT_TRUE(tracks.count(e["tid"])) << e.dump();
+    EXPECT_TRUE(tracks[e["tid"]] == sm || tracks[e["tid"]].rfind(sm + " (", 0) == 0) << tracks[e["tid"]];
   }
   EXPECT_EQ(blocks, 10);
-  EXPECT_EQ(sm_tracks, 2);
+  for (auto& [tid, spans] : busy) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i)
+      EXPECT_LE(spans[i - 1].second, spans[i].first) << tracks[tid];
+  }
+  EXPECT_EQ(tracks.begin()->second, "SM 0");
+  // Fig. 3.9 on two SMs: SM 0 runs 4 blocks at once at its busiest, SM 1 three.
+  EXPECT_EQ(tracks.size(), 7u);
 }
 
 namespace {
@@ -134,8 +216,9 @@ std::string reading_error(const std::string& text) {
   return message;
 }
 std::string result_with(const std::string& cpu_times, const std::string& launch, const std::string& blocks) {
-  return R"({"times": [{}, {"cpu_times": )" + cpu_times + R"(}, {"kernel_name": "k", "cuda_launch_times": )" +
-         launch + R"(, "block_times": )" + blocks + R"(, "block_smids": [0]}]})";
+  return R"({"times": [{}, {"cpu_times": )" + cpu_times +
+         R"(}, {"kernel_name": "k", "thread_count": 256, "cuda_launch_times": )" + launch +
+         R"(, "block_times": )" + blocks + R"(, "block_smids": [0]}]})";
 }
 }  // namespace
 
@@ -154,4 +237,43 @@ TEST(Trace, MeasuredIntervalsThatEndBeforeTheyStartAreRefusedWithTheirPath) {
   EXPECT_NE(launch.find("times[2].cuda_launch_times[1]"), std::string::npos) << launch;
   const std::string sync = reading_error(result_with("[1.0, 2.0]", "[1.0, 1.1, 1.05]", "[1.2, 1.3]"));
   EXPECT_NE(sync.find("times[2].cuda_launch_times[2]"), std::string::npos) << sync;
+}
+
+// What a picture cannot do without is required (a block without a thread count was drawn 0 px
+// tall); a block count that the block times contradict is refused.
+TEST(Trace, AKernelNeedsItsThreadCountAndABlockCountThatItsTimesHold) {
+  const std::string ok = result_with("[1.0, 2.0]", "[1.0, 1.1, 0]", "[1.2, 1.3]");
+  EXPECT_EQ(reading_error(ok), "");
+  std::string none = ok;
+  none.replace(none.find("\"thread_count\": 256, "), 21, "");
+  EXPECT_NE(reading_error(none).find("times[2]: missing required key \"thread_count\""), std::string::npos)
+      << reading_error(none);
+  std::string twice = ok;
+  twice.replace(twice.find("\"thread_count\""), 0, "\"block_count\": 2, ");
+  EXPECT_NE(reading_error(twice).find("times[2].block_count = 2: but block_times holds 1 block(s)"),
+            std::string::npos)
+      << reading_error(twice);
+}
+
+// One picture is simulated or measured: files of both kinds are refused together (the title
+// took the last file's word for all of them).
+TEST(Trace, SimulatedAndMeasuredFilesAreNotMixed) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpurt-trace-mix-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string measured = (dir / "m.json").string(), simulated = (dir / "s.json").string();
+  const std::string body = result_with("[1.0, 2.0]", "[1.0, 1.1, 0]", "[1.2, 1.3]");
+  write_file_atomically(measured, body);
+  write_file_atomically(simulated, body.substr(0, body.size() - 1) + R"(, "gpurt": {"simulated": true}})");
+  EXPECT_TRUE(load_examiner_results({simulated, simulated}).simulated);
+  EXPECT_FALSE(load_examiner_results({measured, measured}).simulated);
+  for (const auto& files : {std::vector{simulated, measured}, std::vector{measured, simulated}}) {
+    try {
+      (void)load_examiner_results(files);
+      ADD_FAILURE() << "mixed files were read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("plot simulated and measured results apart"), std::string::npos)
+          << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
 }

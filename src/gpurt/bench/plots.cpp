@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,8 @@ namespace fs = std::filesystem;
 
 std::vector<Nanos> response_times(const InstanceTrace& instance) {
   std::vector<Nanos> out;
-  for (const IterationRecord& it : instance.iterations) out.push_back(it.execute_end - it.execute_start);
+  for (const IterationRecord& it : instance.iterations)
+    if (it.has_execute) out.push_back(it.execute_end - it.execute_start);
   return out;
 }
 
@@ -44,13 +46,36 @@ double root_attribute(const std::string& svg, const std::string& name) {
   return std::stod(svg.substr(at + name.size() + 3));
 }
 
+// From the first event (launch or block start) to the last block end; 0 without blocks.
+Nanos time_span(const Trace& trace) {
+  std::int64_t t0 = std::numeric_limits<std::int64_t>::max(), t1 = std::numeric_limits<std::int64_t>::min();
+  for (const InstanceTrace& inst : trace.instances)
+    for (const IterationRecord& it : inst.iterations)
+      for (const KernelRecord& k : it.kernels) {
+        t0 = std::min(t0, k.launch_before.count());
+        for (const BlockRecord& b : k.blocks) {
+          t0 = std::min(t0, b.start.count());
+          t1 = std::max(t1, b.end.count());
+        }
+      }
+  return t1 > t0 ? Nanos{t1 - t0} : Nanos{0};
+}
+
 }  // namespace
+
+std::string origin_word(const Trace& trace) { return trace.simulated ? "simulated" : "measured"; }
 
 std::string side_by_side_svg(const Trace& left, const Trace& right, const std::string& left_title,
                              const std::string& right_title) {
   SvgOptions lo, ro;
-  lo.title = left_title.empty() ? fmt::format("predicted (simulated): {}", left.scenario_name) : left_title;
-  ro.title = right_title.empty() ? fmt::format("measured: {}", right.scenario_name) : right_title;
+  lo.title = left_title.empty() ? fmt::format("predicted ({}): {}", origin_word(left), left.scenario_name)
+                                : left_title;
+  ro.title = right_title.empty()
+                 ? fmt::format("{}: {}", right.simulated ? "simulated" : "measured", right.scenario_name)
+                 : right_title;
+  // One time scale for both: the same span from each picture's first event (the two clocks
+  // need not share an origin), so equal widths mean equal times.
+  lo.span = ro.span = std::max(time_span(left), time_span(right));
   const std::string a = render_svg_timeline(left, lo), b = render_svg_timeline(right, ro);
   const double wa = root_attribute(a, "width"), ha = root_attribute(a, "height");
   const double wb = root_attribute(b, "width"), hb = root_attribute(b, "height");

@@ -20,9 +20,13 @@ std::vector<Nanos> response_times(const InstanceTrace& instance);
 /// Throws InputError when no instance has an iteration.
 Chart response_time_cdf(const Trace& trace);
 
-/// Two timelines (render_svg_timeline) in one SVG document, `left` on the left; each keeps its
-/// own title (default: "predicted (simulated)" / "measured"), so differences in block placement
-/// and timing of the same config can be read off directly.
+/// "simulated" or "measured", as the trace's files say.
+std::string origin_word(const Trace& trace);
+
+/// Two timelines (render_svg_timeline) in one SVG document, `left` on the left, on one time
+/// scale (the longer span of the two); each keeps its own title (default: "predicted
+/// (simulated|measured)" / "simulated|measured", as each trace's files say), so differences in
+/// block placement and timing of the same config can be read off directly.
 std::string side_by_side_svg(const Trace& left, const Trace& right, const std::string& left_title = "",
                              const std::string& right_title = "");
 

@@ -144,6 +144,7 @@ std::string examiner_result_text(const Trace& trace, const InstanceTrace& inst) 
 Trace load_examiner_results(const std::vector<std::string>& paths) {
   Trace trace;
   int max_sm = -1;
+  std::int64_t resident_threads = 0;  // the device's, as the files say (0: not said)
   for (std::size_t f = 0; f < paths.size(); ++f) {
     const Json doc = load_json_file(paths[f]);
     const JsonNode root(doc, paths[f]);
@@ -156,8 +157,29 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     if (auto v = root.find("label")) inst.label = v->as_string();
     if (auto v = root.find("release_time")) inst.release_time = read_seconds(*v);
     if (auto v = root.find("data_size")) inst.data_size = v->as_int();
-    if (auto g = root.find("gpurt")) {
-      if (auto v = g->find("simulated")) trace.simulated = v->as_bool();
+    if (auto v = root.find("max_resident_threads")) resident_threads = v->as_int_in(1, std::int64_t{1} << 36);
+    // One picture is either simulated or measured: its title says which, for every file.
+    bool simulated = false;
+    std::optional<JsonNode> g = root.find("gpurt");
+    if (g) {
+      if (auto v = g->find("simulated")) {
+        simulated = v->as_bool();
+        if (f > 0 && simulated != trace.simulated)
+          v->fail(
+              fmt::format("differs from {} ({}): plot simulated and measured results apart (or with "
+                          "--compare PREDICTED_DIR MEASURED_DIR)",
+                          paths[0], trace.simulated ? "simulated" : "measured"));
+      }
+    }
+    if (!g || !g->find("simulated")) {
+      if (f > 0 && trace.simulated)
+        root.fail(fmt::format(
+            "is a measured result (no gpurt.simulated) but {} is simulated: plot simulated and measured "
+            "results apart (or with --compare PREDICTED_DIR MEASURED_DIR)",
+            paths[0]));
+    }
+    trace.simulated = simulated;
+    if (g) {
       if (auto v = g->find("platform")) trace.platform = v->as_string();
       if (auto v = g->find("sms")) trace.sms = static_cast<int>(v->as_int_in(1, 1 << 16));
       if (auto v = g->find("max_threads_per_sm"))
@@ -167,7 +189,10 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     for (const JsonNode& entry : root.at("times").items()) {
       if (!entry.is_object()) entry.fail("must be an object");
       if (entry.has("cpu_times") || inst.iterations.empty()) {
-        if (entry.has("cpu_times") || entry.has("block_times")) inst.iterations.emplace_back();
+        if (entry.has("cpu_times") || entry.has("block_times")) {
+          inst.iterations.emplace_back();
+          inst.iterations.back().has_execute = entry.has("execute_times");
+        }
       }
       if (entry.has("cpu_times")) {
         IterationRecord& it = inst.iterations.back();
@@ -189,7 +214,8 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
       if (!entry.has("block_times")) continue;
       KernelRecord k;
       if (auto v = entry.find("kernel_name")) k.name = v->as_string();
-      if (auto v = entry.find("thread_count")) k.thread_count = static_cast<int>(v->as_int_in(0, 1 << 20));
+      // A block's height in the picture is its share of the SM's threads: required.
+      k.thread_count = static_cast<int>(entry.at("thread_count").as_int_in(1, 1 << 20));
       if (auto v = entry.find("block_count")) k.block_count = static_cast<int>(v->as_int_in(0, INT32_MAX));
       if (auto v = entry.find("shared_memory")) k.shared_memory = v->as_int();
       if (auto v = entry.find("cuda_launch_times")) {
@@ -209,6 +235,8 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
       const auto smids = entry.at("block_smids").items();
       if (times.size() % 2 != 0) bt.fail("must hold start/end pairs");
       if (smids.size() * 2 != times.size()) entry.at("block_smids").fail("must hold one SM id per block");
+      if (entry.has("block_count") && static_cast<std::size_t>(k.block_count) != smids.size())
+        entry.at("block_count").fail(fmt::format("but block_times holds {} block(s)", smids.size()));
       for (std::size_t b = 0; b < smids.size(); ++b) {
         BlockRecord r{read_seconds(times[2 * b]), read_seconds(times[2 * b + 1]),
                       static_cast<int>(smids[b].as_int_in(0, 1 << 16))};
@@ -221,8 +249,13 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     trace.instances.push_back(std::move(inst));
   }
   trace.sms = std::max(trace.sms, max_sm + 1);
+  if (trace.max_threads_per_sm == 0 && resident_threads > 0) {
+    // The device's resident threads over the SMs seen (at least): an SM's capacity, or more.
+    trace.max_threads_per_sm = static_cast<int>(
+        std::min<std::int64_t>(std::max<std::int64_t>(1, resident_threads / trace.sms), 1 << 20));
+  }
   if (trace.max_threads_per_sm == 0) {
-    // Measured files do not say; use the largest block seen twice over as a lane scale.
+    // Files that do not say: the largest block seen twice over as a lane scale.
     int largest = 1;
     for (const auto& inst : trace.instances)
       for (const auto& it : inst.iterations)

@@ -13,6 +13,10 @@ namespace gpurt {
 struct SvgOptions {
   int width = 1200;   ///< pixels
   std::string title;  ///< default: the scenario name and whether simulated
+  /// The time the axis spans from the first event; 0: up to the last event. Two pictures drawn
+  /// with the same span share a scale (side_by_side_svg); a shorter span than the trace's is
+  /// widened to it.
+  Nanos span{0};
 };
 
 /// A block timeline in the style of the Dissertation's Figure 3.9: one lane per SM, each block

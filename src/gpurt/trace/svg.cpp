@@ -39,6 +39,13 @@ void stack(std::vector<Placed>& blocks) {
   }
 }
 
+// Exact seconds of a time in whole nanoseconds (a double would round 1.7e9 s to microseconds).
+std::string seconds_text(Nanos t) {
+  const std::int64_t ns = t.count();
+  const std::uint64_t abs_ns = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  return fmt::format("{}{}.{:09}", ns < 0 ? "-" : "", abs_ns / 1'000'000'000, abs_ns % 1'000'000'000);
+}
+
 double nice_step(double span) {
   const double raw = span / 8.0;
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
@@ -77,6 +84,8 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
   }
   if (t1 < t0) t0 = 0, t1 = 1;
   if (t1 == t0) ++t1;
+  if (options.span.count() > t1 - t0 && t0 <= std::numeric_limits<std::int64_t>::max() - options.span.count())
+    t1 = t0 + options.span.count();
   for (auto& lane : lanes) stack(lane);
 
   const int width = std::max(400, options.width);
@@ -125,9 +134,9 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
       out += fmt::format(
           "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
           "fill-opacity=\"0.75\" "
-          "stroke=\"black\" stroke-width=\"0.5\"><title>{}:{} SM {} [{:.6f} s, {:.6f} s]</title></rect>\n",
-          bx, y, bw, h, colour, xml_escape(p.kernel->name), p.block, sm, from_nanos(p.rec.start, TimeUnit::s),
-          from_nanos(p.rec.end, TimeUnit::s));
+          "stroke=\"black\" stroke-width=\"0.5\"><title>{}:{} SM {} [{} s, {} s]</title></rect>\n",
+          bx, y, bw, h, colour, xml_escape(p.kernel->name), p.block, sm, seconds_text(p.rec.start),
+          seconds_text(p.rec.end));
       const std::string label = fmt::format("{}:{}", p.kernel->name, p.block);
       const double font = std::min(11.0, h * 0.8);
       if (font >= 6 && bw > font * 0.6 * static_cast<double>(label.size())) {
@@ -140,17 +149,24 @@ std::string render_svg_timeline(const Trace& trace, const SvgOptions& options) {
   const double axis_y = top + plot_h;
   out += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"black\"/>\n", left,
                      axis_y, left + plot_w, axis_y);
-  const double span_s = span / 1e9, step = nice_step(span_s);
-  for (double s = std::ceil(static_cast<double>(t0) / 1e9 / step) * step;
-       s <= static_cast<double>(t1) / 1e9 + 1e-12; s += step) {
-    const double tx = x(Nanos{static_cast<std::int64_t>(std::llround(s * 1e9))});
+  // Ticks counted by index from an origin: 0, or, for absolute clock times (a measured file may
+  // hold them), t0 itself, so that the labels differ and `s += step` cannot stall at 1e9 s.
+  const std::int64_t origin = static_cast<double>(t0) > 10 * span ? t0 : 0;
+  const double step = nice_step(span / 1e9);
+  const double first = static_cast<double>(t0 - origin) / 1e9, last = static_cast<double>(t1 - origin) / 1e9;
+  for (auto i = static_cast<std::int64_t>(std::ceil(first / step - 1e-9));
+       static_cast<double>(i) * step <= last + step * 1e-9; ++i) {
+    const double value = static_cast<double>(i) * step;
+    const double tx = left + plot_w * (value * 1e9 - static_cast<double>(t0 - origin)) / span;
     out += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>"
         "<text x=\"{0:.1f}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"middle\">{4:g}</text>\n",
-        tx, axis_y, axis_y + 5, axis_y + 36, s);
+        tx, axis_y, axis_y + 5, axis_y + 36, std::abs(value) < step * 1e-6 ? 0.0 : value);
   }
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">time (s)</text>\n",
-                     left + plot_w, axis_y + 50);
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+                     left + plot_w, axis_y + 50,
+                     origin == 0 ? std::string("time (s)")
+                                 : "time (s) after " + seconds_text(Nanos{origin}) + " s on the clock");
   for (const Release& r : releases) {
     if (r.at.count() < t0 || r.at.count() > t1) continue;
     const int stream = trace.instances[static_cast<std::size_t>(r.instance)].stream;

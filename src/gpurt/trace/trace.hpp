@@ -33,6 +33,7 @@ struct IterationRecord {
   Nanos copy_in_start{0}, copy_in_end{0};
   Nanos execute_start{0}, execute_end{0};
   Nanos copy_out_start{0}, copy_out_end{0};
+  bool has_execute = true;  ///< false: the file gave no execute_times (no response time)
   std::vector<KernelRecord> kernels;
 };
 
