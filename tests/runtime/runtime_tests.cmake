@@ -4,6 +4,8 @@ gpurt_test(test_runtime_locks runtime/test_lock_api.cpp runtime/test_lock_stress
            runtime/test_lock_wake.cpp)
 gpurt_test(test_runtime_partition runtime/test_amd_cu_mask.cpp runtime/test_amd_hip.cpp
            runtime/test_gpu_partition.cpp runtime/test_fft_job.cpp)
+# The PBS table dispatcher with a fake launcher: timing on the host clock, no GPU.
+gpurt_test(test_runtime_pbs runtime/test_pbs_dispatch.cpp)
 
 # The C header from a C compiler, through the include path users get (<gpurt/gpurt.h>).
 include(CheckLanguage)

@@ -3,6 +3,9 @@
 # without it the *_none.cpp files make every GPU call fail with "built without CUDA".
 target_sources(gpurt_runtime PRIVATE gpurt/runtime/amd_cu_mask.cpp gpurt/runtime/amd_hip.cpp
   gpurt/runtime/partition_common.cpp)
+# The PBS table dispatcher (PBS seed §4.1) is plain host code; GPU work goes through its
+# launcher interface, so it is built everywhere.
+target_sources(gpurt_runtime PRIVATE gpurt/runtime/pbs_dispatch.cpp)
 target_link_libraries(gpurt_runtime PUBLIC ${CMAKE_DL_LIBS} rt)
 if(GPURT_HAVE_CUDA)
   target_sources(gpurt_runtime PRIVATE gpurt/runtime/partition_cuda.cpp gpurt/runtime/gpu_probe.cu
