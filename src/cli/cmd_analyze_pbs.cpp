@@ -108,18 +108,24 @@ std::string pbs_text(const PbsSystem& s, const PbsResult& r, const std::string& 
 void run_pbs(const PbsArgs& a) {
   const auto policy = parse_pbs_policy(a.policy);
   if (!policy) {
-    throw InputError("--policy", "", a.policy,
+    throw InputError("command line", "--policy", a.policy,
                      "must be gpusched, edf-serial, edf-parallel or gpusched-reference");
   }
   const PbsSystem system = load_pbs_system(a.file);
-  const PbsResult result =
-      analyse_pbs(system, PbsOptions{.policy = *policy,
-                                     .explore_all = a.explore_all || a.whole_graph,
-                                     .whole_graph = a.whole_graph,
-                                     .max_vertices = a.max_vertices,
-                                     .max_seconds = a.max_seconds,
-                                     .merge = a.no_merge ? PbsMerge::none : PbsMerge::dominated,
-                                     .max_jobs = a.max_jobs});
+  PbsResult result;
+  try {
+    result = analyse_pbs(system, PbsOptions{.policy = *policy,
+                                            .explore_all = a.explore_all || a.whole_graph,
+                                            .whole_graph = a.whole_graph,
+                                            .max_vertices = a.max_vertices,
+                                            .max_seconds = a.max_seconds,
+                                            .merge = a.no_merge ? PbsMerge::none : PbsMerge::dominated,
+                                            .max_jobs = a.max_jobs});
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {  // a limit of the search: say which file reached it
+    throw Error(fmt::format("{}: {}", a.file, e.what()));
+  }
   // Everything is computed before anything is printed: bad input never yields partial output.
   if (a.json) {
     fmt::print("{}\n", pbs_json(system, result).dump(2));

@@ -23,30 +23,47 @@ struct PlayArgs {
   std::uint64_t max_vertices = 1'000'000;  // as `analyze pbs`
   std::int64_t max_jobs = 1'000'000;       // as `analyze pbs`
   double max_seconds = 30;                 // as `analyze pbs` (0 = no limit)
+  std::int64_t max_frames = 2'000;
 };
 
 void run_play(const PlayArgs& a) {
   const auto policy = parse_pbs_policy(a.policy);
-  if (!policy) throw InputError("--policy", "", a.policy, "must be gpusched, edf-serial or edf-parallel");
+  if (!policy) {
+    throw InputError("command line", "--policy", a.policy,
+                     "must be gpusched, edf-serial, edf-parallel or gpusched-reference");
+  }
   if (a.strategy != "time-triggered" && a.strategy != "when-done") {
-    throw InputError("--strategy", "", a.strategy, "must be time-triggered or when-done");
+    throw InputError("command line", "--strategy", a.strategy, "must be time-triggered or when-done");
   }
   if (!(a.fraction > 0 && a.fraction <= 1)) {
-    throw InputError("--fraction", "", fmt::format("{}", a.fraction), "must be in (0, 1]");
+    throw InputError("command line", "--fraction", fmt::format("{}", a.fraction), "must be in (0, 1]");
   }
   PbsSystem system = load_pbs_system(a.file);
   apply_model_option(system.platform, a.model);
   const std::string model = model_in_force(system.platform);
-  const PbsResult analysis = analyse_pbs(system, {.policy = *policy,
-                                                  .max_vertices = a.max_vertices,
-                                                  .max_seconds = a.max_seconds,
-                                                  .max_jobs = a.max_jobs});
+  PbsResult analysis;
+  try {
+    analysis = analyse_pbs(system, {.policy = *policy,
+                                    .max_vertices = a.max_vertices,
+                                    .max_seconds = a.max_seconds,
+                                    .max_jobs = a.max_jobs});
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {  // a limit of the search: say which file reached it
+    throw Error(fmt::format("{}: {}", a.file, e.what()));
+  }
   if (!analysis.complete) {
     const bool by_time = analysis.stopped_by == "max-seconds";
     const std::string option = by_time ? "--max-seconds" : "--max-vertices";
     throw Error(fmt::format(
         "{}: GPUSched stopped at {} {} without a table; raise {} for a longer search", a.file, option,
         by_time ? fmt::format("{}", a.max_seconds) : std::to_string(a.max_vertices), option));
+  }
+  // Playing costs a simulation of the table (when-done: one per frame, each replaying those
+  // before it, so the time grows with the square of the frames: 2,000 take about 9 s here).
+  if (static_cast<std::int64_t>(analysis.table.size()) > a.max_frames) {
+    throw Error(fmt::format("{}: the table has {} frames, more than --max-frames ({}) plays; raise it",
+                            a.file, analysis.table.size(), a.max_frames));
   }
   const PbsPlayResult play = play_pbs_table(
       system, analysis.table,
@@ -80,8 +97,13 @@ void run_play(const PlayArgs& a) {
       t.add({std::to_string(i), format_time(f.start, u), format_time(f.end, u), format_time(f.model_end, u),
              f.started_at_once ? "yes" : "NO"});
     }
-    fmt::print("{}\ndeadlines met: {}; matches the model: {}\n", t.render(),
-               play.deadlines_met ? "yes" : "NO", play.matches_model ? "yes" : "NO");
+    if (analysis.table.empty()) {
+      fmt::print("schedulable: NO: {} found no table, so nothing was played\n", to_string(analysis.policy));
+    } else {
+      fmt::print("{}\nschedulable ({}): {}; deadlines met: {}; matches the model: {}\n", t.render(),
+                 to_string(analysis.policy), analysis.schedulable ? "yes" : "NO",
+                 play.deadlines_met ? "yes" : "NO", play.matches_model ? "yes" : "NO");
+    }
     if (!play.first_problem.empty()) fmt::print("first problem: {}\n", play.first_problem);
   }
   if (a.check && !(play.deadlines_met && play.matches_model && analysis.schedulable)) exit_status() = 1;
@@ -106,6 +128,10 @@ void add_simulate_table(CLI::App& app) {
   cmd->add_option("--max-seconds", args->max_seconds,
                   "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
       ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--max-frames", args->max_frames,
+                  "Refuse to play a table of more frames, exit 1 (default 2000; when-done costs grow with "
+                  "the square)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
   cmd->add_option("--max-jobs", args->max_jobs,
                   "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));

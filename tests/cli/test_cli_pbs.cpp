@@ -139,3 +139,61 @@ TEST_F(CliPbs, BudgetsStopWithCompleteFalseAndNameTheirOption) {
 }
 
 }  // namespace
+
+namespace {
+
+// Tasks a (period 10 us, C 1 us) and b (period 10·n us): a hyperperiod of n + 1 jobs whose
+// GPUSched table has n frames.
+std::string two_tasks(int n) {
+  return R"({"format": "gpurt/pbs@1", "time_unit": "us", "platform": "h100", "tasks": [
+      {"name": "a", "period": 10, "wcet": 1, "blocks": 1, "threads": 64},
+      {"name": "b", "period": )" +
+         std::to_string(10 * n) + R"(, "wcet": 1, "blocks": 1, "threads": 64}]})";
+}
+
+}  // namespace
+
+// What simulate-table plays and when it refuses: a system without a table says it is not
+// schedulable (it printed an empty table and "deadlines met: yes"); a table longer than
+// --max-frames is refused before the simulation (when-done's cost grows with the square);
+// options and search limits name their value and file.
+TEST_F(CliPbs, SimulateTableSaysWhatItPlayedAndRefusesWhatItWillNot) {
+  const std::string none = write("none.json", R"({"format": "gpurt/pbs@1", "time_unit": "ms",
+      "platform": "h100", "tasks": [{"name": "a", "period": 4, "wcet": 5, "blocks": 1, "threads": 64}]})");
+  Outcome r = run("simulate-table " + none);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("schedulable: NO: gpusched found no table, so nothing was played"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("deadlines met"), std::string::npos) << r.out;
+  EXPECT_EQ(run("simulate-table " + none + " --check").code, 1);
+
+  const std::string ten = write("ten.json", two_tasks(10));
+  r = run("simulate-table " + ten + " --strategy when-done");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("schedulable (gpusched): yes; deadlines met: yes"), std::string::npos) << r.out;
+  r = run("simulate-table " + ten + " --max-frames 9");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("ten.json: the table has 10 frames, more than --max-frames (9) plays; raise it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+
+  r = run("simulate-table " + ten + " --policy bogus");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--policy = bogus: must be gpusched, edf-serial, edf-parallel or gpusched-reference"),
+            std::string::npos)
+      << r.err;
+  r = run("analyze pbs " + ten + " --policy bogus");
+  EXPECT_NE(r.err.find("--policy = bogus"), std::string::npos) << r.err;
+  r = run("simulate-table " + ten + " --strategy soon");
+  EXPECT_NE(r.err.find("--strategy = soon: must be time-triggered or when-done"), std::string::npos) << r.err;
+
+  // GPUSched's job cap: the message names the file and what can take more.
+  const std::string many = write("many.json", two_tasks(30'000));
+  r = run("analyze pbs " + many);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("many.json: GPUSched: 30001 jobs in the hyperperiod, more than the 20000 it searches"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("edf-serial, edf-parallel"), std::string::npos) << r.err;
+}

@@ -104,6 +104,17 @@ TEST(PbsTaskFile, RejectsBadValuesNamingFilePathAndValue) {
 // Without a deadline key the deadline is the period as written rounded DOWN (the period itself
 // is a spacing, rounded to nearest): 10.0005 us gives a period of 10001 ns and a deadline of
 // 10000 ns, so a 10.001 us job misses.
+// On an AMD GPU with shader engines the oracle's allocation is not the simulator's: GPUSched
+// certified tables whose batches then did not start at once and missed deadlines.
+TEST(PbsTaskFile, RefusesAnAmdPlatformWithShaderEngines) {
+  Json j = base();
+  j["platform"] = "radeon-vii";
+  EXPECT_EQ(
+      error_of(j),
+      "s.json: platform = \"radeon-vii\": radeon-vii dispatches blocks through shader engines, which the "
+      "PBS eligibility oracle (NVIDIA's block allocation) does not model: use an NVIDIA platform");
+}
+
 TEST(PbsTaskFile, AnImplicitDeadlineRoundsDown) {
   Json j = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "us", "platform": "h100",
     "tasks": [{"name": "a", "period": 10.0005, "wcet": 10.001, "blocks": 1, "threads": 64}]})");

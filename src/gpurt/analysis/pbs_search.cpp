@@ -127,7 +127,8 @@ class FastSearch {
         _start(std::chrono::steady_clock::now()) {
     if (_jobs.total_jobs > 20'000) {
       throw Error("GPUSched: " + std::to_string(_jobs.total_jobs) +
-                  " jobs in the hyperperiod (more than 20000; the search recurses once per frame)");
+                  " jobs in the hyperperiod, more than the 20000 it searches (it recurses once per frame); "
+                  "the EDF baselines (edf-serial, edf-parallel) take more");
     }
     _check = [this](std::size_t walk_bytes) { budget(walk_bytes); };
     if (_options.explore_all && !_options.whole_graph) init_bound();

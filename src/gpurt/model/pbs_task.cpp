@@ -138,6 +138,15 @@ PbsSystem parse_pbs_system(const Json& document, const std::string& file) {
   PbsSystem system;
   system.time_unit = read_time_unit(root);
   system.platform = parse_platform(root.at("platform"));
+  if (system.platform.vendor == Vendor::amd && system.platform.shader_engines > 0) {
+    // The eligibility oracle is NVIDIA's round-robin block allocation; the GCN dispatch of the
+    // simulator (shader engines, CU locks, a lone kernel's resident bound) places blocks
+    // otherwise, so a table certified with it did not run as certified (simulate-table: misses).
+    root.at("platform")
+        .fail(fmt::format("{} dispatches blocks through shader engines, which the PBS eligibility oracle "
+                          "(NVIDIA's block allocation) does not model: use an NVIDIA platform",
+                          system.platform.id));
+  }
   const JsonNode tasks = root.at("tasks");
   const auto entries = tasks.items();
   if (entries.empty()) tasks.fail("must hold at least one task");
