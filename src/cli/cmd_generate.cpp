@@ -1,6 +1,8 @@
 // gpurt generate uunifast: seeded utilisation vectors.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
@@ -22,10 +24,10 @@ struct UUniFastArgs {
 
 void run_uunifast(const UUniFastArgs& a) {
   if (a.max_each && !(*a.max_each > 0)) {
-    throw InputError("--max-each", "", fmt::format("{}", *a.max_each), "must be > 0");
+    throw InputError("command line", "--max-each", fmt::format("{}", *a.max_each), "must be > 0");
   }
   if (a.max_each && a.total > a.n * *a.max_each) {
-    throw InputError("--total", "", fmt::format("{}", a.total),
+    throw InputError("command line", "--total", fmt::format("{}", a.total),
                      fmt::format("exceeds n * max-each = {}", a.n * *a.max_each));
   }
   const std::int64_t values = std::int64_t{a.n} * a.count;
@@ -36,8 +38,16 @@ void run_uunifast(const UUniFastArgs& a) {
   Rng rng(a.seed);
   const auto draw = [&] {
     if (!a.max_each) return uunifast(rng, a.n, a.total);
-    auto u = uunifast_discard(rng, a.n, a.total, {*a.max_each, 1'000'000});
-    if (!u) throw Error("UUniFast-Discard accepted no draw in 1,000,000 attempts; lower --total");
+    // About 10^8 values drawn at most (a few seconds), however large n: near n·max-each almost
+    // every draw is discarded.
+    const int attempts = static_cast<int>(std::clamp<std::int64_t>(100'000'000 / a.n, 100, 1'000'000));
+    auto u = uunifast_discard(rng, a.n, a.total, {*a.max_each, attempts});
+    if (!u) {
+      throw Error(
+          fmt::format("UUniFast-Discard accepted none of {} draws of {} values (--total {} is too close "
+                      "to n * max-each = {}); lower --total",
+                      attempts, a.n, a.total, a.n * *a.max_each));
+    }
     return std::move(*u);
   };
   // Drawn, checked and buffered first (a failed draw prints nothing), then printed; the buffer

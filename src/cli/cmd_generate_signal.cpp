@@ -27,7 +27,7 @@ Json describe(const GeneratedSignal& g, const SignalOptions& o) {
                           {"carrier_cycles_per_sample", c.carrier},
                           {"phase_rad", c.phase},
                           {"symbol_samples", c.symbol_samples},
-                          {"symbols", c.symbols.size()}});
+                          {"symbols", c.symbol_count}});
   }
   return {{"format", "gpurt/signal@1"}, {"sample_format", "cf32le"}, {"samples", o.samples}, {"seed", o.seed},
           {"snr_db", g.snr_db},         {"signals", components}};
@@ -36,7 +36,7 @@ Json describe(const GeneratedSignal& g, const SignalOptions& o) {
 void run_signal(const SignalArgs& a) {
   if (a.options.samples > a.max_samples) {
     throw InputError("command line", "--samples", std::to_string(a.options.samples),
-                     fmt::format("is more than --max-samples {} (each sample takes about 24 bytes of memory "
+                     fmt::format("is more than --max-samples {} (each sample takes about 40 bytes of memory "
                                  "while the file is made); raise --max-samples",
                                  a.max_samples));
   }
@@ -44,6 +44,7 @@ void run_signal(const SignalArgs& a) {
   if (!a.meta.empty()) check_output_file(a.meta, "--meta");
   check_distinct_outputs({{"--out", a.out}, {"--meta", a.meta}});
   SignalOptions o = a.options;
+  o.keep_symbols = false;  // only their count goes into --meta
   if (a.signals != 0) o.signals = a.signals;
   if (a.snr > -1000) o.snr_db = a.snr;
   const GeneratedSignal g = generate_signal(o);
@@ -62,6 +63,7 @@ void add_generate_signal(CLI::App& generate) {
   cmd->footer(
       "Output: little-endian complex float32, I and Q interleaved (numpy.fromfile(f, numpy.complex64)).\n"
       "Without --signals, k is uniform in [5, 50]; without --snr, the SNR is uniform in [10, 30] dB.\n"
+      "Memory: about 40 bytes a sample; time: about 20 ns a sample and signal (2-core VM).\n"
       "Example:\n  gpurt generate signal --samples 4194304 --seed 7 --out x.cf32 --meta x.json");
   auto a = std::make_shared<SignalArgs>();
   cmd->add_option("--samples", a->options.samples, "Complex samples (default 65536)")

@@ -96,11 +96,13 @@ void run_pbs_sweep(const PbsSweepArgs& a) {
                      fmt::format("does not apply to --figure {} (only to figure {})", a.figure, list));
   }
   o.utilizations = sweep_range(a.u_min, a.u_max, a.u_step, "--u-min/--u-max/--u-step");
-  // A set of n tasks, each of utilisation at most 1, has a utilisation of at most n.
-  if ((o.figure == PbsFigure::fig4 || o.figure == PbsFigure::fig5a) && o.utilizations.back() > o.tasks)
+  // A set of n tasks, each of utilisation at most 1, has a utilisation of at most n, and
+  // UUniFast-Discard never draws exactly n (every u_i = 1).
+  if ((o.figure == PbsFigure::fig4 || o.figure == PbsFigure::fig5a) && o.utilizations.back() >= o.tasks)
     throw InputError(
         "command line", "--u-max", fmt::format("{}", o.utilizations.back()),
-        fmt::format("must be at most --tasks ({}): a set of {} tasks has a utilisation of at most {}",
+        fmt::format("must be below --tasks ({}): a set of {} tasks, each at most 1, reaches {} only with "
+                    "every task at 1, which the generator never draws",
                     o.tasks, o.tasks, o.tasks));
   if (a.tasks_min < 1 || a.tasks_max < a.tasks_min) {
     throw InputError("command line", "--tasks-min/--tasks-max",

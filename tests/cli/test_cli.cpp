@@ -257,6 +257,15 @@ TEST_F(Cli, GenerateUUniFastIsSeededAndChecksArguments) {
   }
   EXPECT_EQ(cli("generate uunifast --n 2 --total 3 --max-each 1").code, 2);
   EXPECT_EQ(cli("generate uunifast --n 0 --total 1").code, 2);
+  // At total = n * max-each the one answer is every value at the cap (no draw ever hits it).
+  const Outcome full = cli("generate uunifast --n 3 --total 3 --max-each 1");
+  EXPECT_EQ(full.code, 0) << full.err;
+  EXPECT_EQ(full.out, "1,1,1\n");
+  // Near it almost every draw is discarded: the attempts are bounded by the values drawn (about
+  // 10^8: 50,000 draws of 2,000), not a fixed 10^6 draws (52 s here), and the message says so.
+  const Outcome near = cli("generate uunifast --n 2000 --total 1500 --max-each 1");
+  EXPECT_EQ(near.code, 1);
+  EXPECT_NE(near.err.find("accepted none of 50000 draws of 2000 values"), std::string::npos) << near.err;
 }
 
 TEST_F(Cli, DeviceReportsAGpuOrWhyNot) {

@@ -118,4 +118,22 @@ TEST_F(RtgpuCli, GenerateIsDeterministicAndAnalysable) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// What the generator cannot make as asked is refused (exit 2), not written: periods capped at
+// 10^15 ns gave a set 600 times the asked utilisation (1e-9) or 8 % above it (scale 10^6), and a
+// tiny scale rounded GPU segments to 0 ns, a file analyze rtgpu refuses.
+TEST_F(RtgpuCli, GenerateRefusesWhatItCannotMakeAsAsked) {
+  Outcome r = cli("generate rtgpu --utilization 1e-9 --seed 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--utilization = 1e-09: gives a set of utilization"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  r = cli("generate rtgpu --utilization 1 --suspension-scale 1e6 --seed 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("periods are capped at 10^15 ns"), std::string::npos) << r.err;
+  r = cli("generate rtgpu --utilization 1 --suspension-scale 1e-7 --seed 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--suspension-scale = 1e-07: makes the shortest GPU segment"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(cli("generate rtgpu --utilization 1 --suspension-scale 1e-3 --seed 1").code, 0);
+}
+
 }  // namespace

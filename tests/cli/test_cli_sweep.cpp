@@ -108,6 +108,7 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
        {kRtgpu + " --shard 3/2", kRtgpu + " --shard x", kRtgpu + " --shard 1/2 --plot " + path("p.svg"),
         std::string("sweep rtgpu --u-step 0"), std::string("sweep pbs --figure 7"), kPbs + " --scenario huge",
         kPbs + " --tasks 1",  // utilisation 2 from 1 task
+        kPbs + " --tasks 2",  // utilisation 2 from 2 tasks: every task at 1, never drawn (0 sets)
         std::string("sweep rtgpu --u-min 1e-320"), std::string("sweep rtgpu --suspension-scale 1e-10"),
         std::string("sweep nn --tables 6.3:small --seconds 0.01 --memory-bandwidth 1e-9"),
         std::string("sweep nn --tables 6.1,6.1"), std::string("sweep nn --tables 6.3,6.3:small")}) {

@@ -84,6 +84,27 @@ TEST(SignalGenerator, OneSignalWithoutCarrierOffsetReproducesItsSymbols) {
   }
 }
 
+// Without keep_symbols (what `generate signal` runs: a symbol per 4-32 samples of each of up to
+// 1000 signals held up to k bytes a sample) the samples are the same, bytes for bytes.
+TEST(SignalGenerator, NotKeepingTheSymbolsChangesNoSample) {
+  SignalOptions o;
+  o.samples = 5000;
+  o.seed = 9;
+  const GeneratedSignal kept = generate_signal(o);
+  o.keep_symbols = false;
+  const GeneratedSignal lean = generate_signal(o);
+  EXPECT_EQ(kept.samples, lean.samples);
+  ASSERT_EQ(kept.components.size(), lean.components.size());
+  for (std::size_t i = 0; i < kept.components.size(); ++i) {
+    const SignalComponent& c = kept.components[i];
+    EXPECT_TRUE(lean.components[i].symbols.empty());
+    EXPECT_EQ(c.symbols.size(), c.symbol_count);
+    EXPECT_EQ(lean.components[i].symbol_count, c.symbol_count);
+    EXPECT_EQ(c.symbol_count, (5000 + static_cast<std::size_t>(c.symbol_samples) - 1) /
+                                  static_cast<std::size_t>(c.symbol_samples));
+  }
+}
+
 TEST(SignalGenerator, MeasuredSnrIsWithinATenthOfADecibelOfTheRequest) {
   // 2^16 samples: the noise power estimate has a relative standard error of 1/√65536 ≈ 0.4 %,
   // i.e. about 0.017 dB, so 0.1 dB is six standard errors.

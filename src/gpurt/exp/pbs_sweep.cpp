@@ -41,8 +41,9 @@ double quantile(std::vector<double> v, double q) {
 namespace {
 
 std::string ms(double seconds) { return fmt::format("{:.3f}", seconds * 1e3); }
+// Empty when no set was drawn at the point: a chart draws no zero there (docs/sweeps.md).
 std::string ratio(int count, int sets) {
-  return fmt::format("{}", sets > 0 ? static_cast<double>(count) / sets : 0.0);
+  return sets > 0 ? fmt::format("{}", static_cast<double>(count) / sets) : std::string();
 }
 
 /// Figure 4 item: the three verdicts and whether GPUSched hit the cap; empty when the

@@ -39,6 +39,13 @@ RtgpuSystem generate_rtgpu_table1(Rng& rng, const RtgpuTable1Options& o) {
     throw Error("table1: launch overhead must be in [0, 1]");
   if (!(o.lower_fraction > 0 && o.lower_fraction <= 1))
     throw Error("table1: lower fraction must be in (0, 1]");
+  // Lengths are drawn in ms and kept in whole ns: the shortest GPU segment must stay >= 1 ns
+  // (a 0 ns segment is a file analyze rtgpu refuses).
+  if (o.gpu.lo * o.suspension_scale * 1e6 < 1) {
+    throw InputError(
+        "command line", "--suspension-scale", fmt::format("{}", o.suspension_scale),
+        fmt::format("makes the shortest GPU segment ({} ms x scale) shorter than 1 ns", o.gpu.lo));
+  }
 
   RtgpuSystem s;
   s.platform = *find_platform_preset("gtx1080ti");  // per-SM limits do not enter the analysis
@@ -81,6 +88,23 @@ RtgpuSystem generate_rtgpu_table1(Rng& rng, const RtgpuTable1Options& o) {
     }
     t.deadline = t.period = Nanos{static_cast<std::int64_t>(std::floor(d))};
     s.tasks.push_back(std::move(t));
+  }
+  // A period capped at the model's 10^15 ns makes its task's utilisation larger than drawn: say
+  // so when the set's total moves (a tiny U_i at a small U only moves it by nothing).
+  double actual = 0;
+  for (const RtgpuTask& t : s.tasks) {
+    Nanos total{0};
+    for (const TimeBounds& c : t.cpu) total += c.hi;
+    for (const TimeBounds& c : t.copy) total += c.hi;
+    for (const RtgpuGpuSegment& g : t.gpu) total += g.work.hi;
+    actual += static_cast<double>(total.count()) / static_cast<double>(t.period.count());
+  }
+  if (std::abs(actual - o.utilization) > 1e-3 * o.utilization) {
+    throw InputError(
+        "command line", "--utilization", fmt::format("{}", o.utilization),
+        fmt::format("gives a set of utilization {:.6g}: periods are capped at 10^15 ns, too short "
+                    "for its segments (raise the utilization or lower --suspension-scale)",
+                    actual));
   }
   // Deadline-monotonic, ties by index.
   const auto order = [&] {

@@ -122,14 +122,20 @@ GeneratedSignal generate_signal(const SignalOptions& o) {
     const auto points = constellation(c.modulation);
     const std::size_t nsym =
         (n + static_cast<std::size_t>(c.symbol_samples) - 1) / static_cast<std::size_t>(c.symbol_samples);
-    for (std::size_t j = 0; j < nsym; ++j)
-      c.symbols.push_back(static_cast<int>(rng.uniform_int(0, static_cast<std::int64_t>(points.size()) - 1)));
+    c.symbol_count = nsym;
+    if (o.keep_symbols) c.symbols.reserve(nsym);
     // Each signal has unit average power (normalised constellation, unit carrier), so the sum
-    // of k independent signals has power about k.
+    // of k independent signals has power about k. Symbol j is drawn where it starts (the same
+    // draws, in the same order, as drawing them all first) and kept only when asked.
+    const auto per_symbol = static_cast<std::size_t>(c.symbol_samples);
+    std::complex<double> sym;
     for (std::size_t t = 0; t < n; ++t) {
+      if (t % per_symbol == 0) {
+        const int index = static_cast<int>(rng.uniform_int(0, static_cast<std::int64_t>(points.size()) - 1));
+        if (o.keep_symbols) c.symbols.push_back(index);
+        sym = points[static_cast<std::size_t>(index)];
+      }
       const double angle = 2 * std::numbers::pi * c.carrier * static_cast<double>(t) + c.phase;
-      const auto sym =
-          points[static_cast<std::size_t>(c.symbols[t / static_cast<std::size_t>(c.symbol_samples)])];
       sum[t] += sym * std::complex<double>(std::cos(angle), std::sin(angle));
     }
     out.components.push_back(std::move(c));

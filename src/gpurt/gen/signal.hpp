@@ -35,15 +35,19 @@ struct SignalOptions {
   std::uint64_t seed = 1;
   int min_symbol_samples = 4;   ///< each signal's symbol length is uniform in [min, max] samples
   int max_symbol_samples = 32;  ///< (rectangular pulses)
+  /// Keep every symbol in SignalComponent::symbols (one int per symbol of every signal: up to
+  /// k bytes a sample); false keeps only their count (the same samples, bytes for bytes).
+  bool keep_symbols = true;
 };
 
 /// One transmitted signal.
 struct SignalComponent {
   Modulation modulation = Modulation::psk4;
-  double carrier = 0;        ///< carrier frequency in cycles per sample, in [−0.45, 0.45)
-  double phase = 0;          ///< carrier phase at sample 0, radians
-  int symbol_samples = 0;    ///< samples per symbol
-  std::vector<int> symbols;  ///< constellation index of each symbol, in order
+  double carrier = 0;            ///< carrier frequency in cycles per sample, in [−0.45, 0.45)
+  double phase = 0;              ///< carrier phase at sample 0, radians
+  int symbol_samples = 0;        ///< samples per symbol
+  std::vector<int> symbols;      ///< constellation index of each symbol, in order (keep_symbols)
+  std::size_t symbol_count = 0;  ///< symbols carried (drawn either way)
 };
 
 struct GeneratedSignal {

@@ -34,6 +34,9 @@ std::optional<std::vector<double>> uunifast_discard(Rng& rng, int n, double tota
     throw Error(fmt::format("uunifast_discard: total {} exceeds n·max_each = {}", total,
                             static_cast<double>(n) * options.max_each));
   }
+  // At total = n·max_each the only set is every value at max_each, which a draw never hits.
+  if (n >= 1 && total == static_cast<double>(n) * options.max_each)
+    return std::vector<double>(static_cast<std::size_t>(n), options.max_each);
   for (int attempt = 0; attempt < options.max_attempts; ++attempt) {
     std::vector<double> u = uunifast(rng, n, total);
     bool ok = true;
