@@ -47,6 +47,7 @@ void add_generate_rtgpu(CLI::App& generate);   // cmd_generate_rtgpu.cpp
 void add_generate_signal(CLI::App& generate);  // cmd_generate_signal.cpp
 void add_sweep_rtgpu(CLI::App& app);           // cmd_sweep_rtgpu.cpp
 void add_simulate_table(CLI::App& app);        // cmd_simulate_table.cpp
+void add_dispatch_table(CLI::App& app);        // cmd_simulate_table.cpp
 void add_simulate_system(CLI::App& app);
 void add_chart(CLI::App& app);           // cmd_chart.cpp
 void add_sweep_pbs(CLI::App& app);       // cmd_sweep_pbs.cpp

@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   gpurt::cli::add_bench(app);
   gpurt::cli::add_sweep_rtgpu(app);
   gpurt::cli::add_simulate_table(app);
+  gpurt::cli::add_dispatch_table(app);
   gpurt::cli::add_simulate_system(app);
   gpurt::cli::add_chart(app);
   gpurt::cli::add_sweep_pbs(app);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gpurt/core/cuda_probe.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 
@@ -196,4 +197,39 @@ TEST_F(CliPbs, SimulateTableSaysWhatItPlayedAndRefusesWhatItWillNot) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("edf-serial, edf-parallel"), std::string::npos) << r.err;
+}
+
+// dispatch-table runs the table through the runtime dispatcher: the host dry run (no GPU) plays
+// every frame of every hyperperiod at or after its planned time (Figure 1's table, H = 20 ms);
+// --backend gpu without a GPU is refused with the probe's reason.
+TEST_F(CliPbs, DispatchTableDryRunPlaysEveryFrameNeverEarly) {
+  const Outcome analysed = run("analyze pbs " + kFigure1 + " --json");
+  ASSERT_EQ(analysed.code, 0) << analysed.err;
+  const gpurt::Json table = gpurt::Json::parse(analysed.out)["table"];
+  const Outcome r = run("dispatch-table " + kFigure1 + " --hyperperiods 2 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::Json::parse(r.out);
+  EXPECT_EQ(j["simulated"], false);
+  EXPECT_EQ(j["backend"], "host");
+  EXPECT_NE(j["what"].get<std::string>().find("host dry run: no GPU"), std::string::npos);
+  ASSERT_EQ(j["frames"].size(), 2 * table.size());
+  for (std::size_t i = 0; i < j["frames"].size(); ++i) {
+    const gpurt::Json& f = j["frames"][i];
+    const double planned =
+        table[i % table.size()]["start"].get<double>() + 20.0 * static_cast<double>(i / table.size());
+    EXPECT_DOUBLE_EQ(f["planned"].get<double>(), planned) << i;
+    EXPECT_GE(f["launch"].get<double>(), f["release"].get<double>()) << i;
+    EXPECT_GE(f["release"].get<double>(), planned) << i;
+    EXPECT_GT(f["end"].get<double>(), f["launch"].get<double>()) << i;
+  }
+  const Outcome text = run("dispatch-table " + kFigure1 + " --strategy when-done");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("frames: " + std::to_string(table.size()) + ", overruns: "), std::string::npos)
+      << text.out;
+  EXPECT_EQ(run("dispatch-table " + kFigure1 + " --backend fpga").code, 2);
+  if (gpurt::probe_gpus().devices.empty()) {
+    const Outcome gpu = run("dispatch-table " + kFigure1 + " --backend gpu");
+    EXPECT_EQ(gpu.code, 2);
+    EXPECT_NE(gpu.err.find("--backend = gpu: no GPU to run on"), std::string::npos) << gpu.err;
+  }
 }

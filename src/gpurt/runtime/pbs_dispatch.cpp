@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -201,6 +202,25 @@ PbsDispatchResult dispatch_pbs_table(const PbsSystem& system, const std::vector<
     }
   }
   return result;
+}
+
+void PbsHostLauncher::launch(const PbsJobRef&, const PbsTask& task) {
+  _running.emplace_back(monotonic_ns(), &task);
+}
+
+void PbsHostLauncher::wait_frame(std::span<Nanos> ends) {
+  const bool company = _running.size() > 1;
+  std::int64_t last = 0;
+  for (std::size_t i = 0; i < _running.size() && i < ends.size(); ++i) {
+    const auto& [start, task] = _running[i];
+    const double c = static_cast<double>(task->wcet.count());
+    const auto length =
+        company ? static_cast<std::int64_t>(std::ceil(c * task->slowdown)) : task->wcet.count();
+    ends[i] = add(Nanos{start}, Nanos{length});
+    last = std::max(last, ends[i].count());
+  }
+  _running.clear();
+  sleep_until(last);
 }
 
 }  // namespace gpurt

@@ -13,7 +13,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "gpurt/analysis/pbs.hpp"
@@ -98,6 +100,26 @@ struct PbsDispatchResult {
   std::int64_t overruns = 0;               ///< frames with overran
   Nanos max_lateness{0};                   ///< the largest frame lateness()
 };
+
+/// A dry run on the host, no GPU: each job "runs" its modelled time from its launch, C alone and
+/// ceil(C·slowdown) in a frame of two or more jobs (a batch's table completion is not used), and
+/// wait_frame sleeps until the last of them ends. What it measures is the dispatcher's own
+/// timing on this machine: timer lateness, and overruns where the table leaves no slack.
+class PbsHostLauncher : public PbsLauncher {
+ public:
+  void launch(const PbsJobRef& job, const PbsTask& task) override;
+  void wait_frame(std::span<Nanos> ends) override;
+
+ private:
+  std::vector<std::pair<std::int64_t, const PbsTask*>> _running;  // launch time (ns), task
+};
+
+/// A launcher on CUDA device `device`: one non-blocking stream per task, each job a kernel of the
+/// task's blocks × threads whose every block spins (on the GPU's global timer) for the task's
+/// C; wait_frame synchronises each job's stream in launch order and takes the time each
+/// synchronisation returns as that job's end (an upper bound). Throws gpurt::Error without CUDA,
+/// without the device, or when a block shape cannot be launched (runtime/pbs_gpu.cu).
+std::unique_ptr<PbsLauncher> make_pbs_gpu_launcher(const PbsSystem& system, int device);
 
 /// Dispatches `table` (one hyperperiod's schedule of `system`, as analyse_pbs returns it)
 /// `options.hyperperiods` times through `launcher`, on the calling thread, and returns what it

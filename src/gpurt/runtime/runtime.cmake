@@ -9,13 +9,14 @@ target_sources(gpurt_runtime PRIVATE gpurt/runtime/pbs_dispatch.cpp)
 target_link_libraries(gpurt_runtime PUBLIC ${CMAKE_DL_LIBS} rt)
 if(GPURT_HAVE_CUDA)
   target_sources(gpurt_runtime PRIVATE gpurt/runtime/partition_cuda.cpp gpurt/runtime/gpu_probe.cu
-    gpurt/runtime/fft_job.cpp gpurt/runtime/fft_interfere.cu)
+    gpurt/runtime/fft_job.cpp gpurt/runtime/fft_interfere.cu gpurt/runtime/pbs_gpu.cpp
+    gpurt/runtime/pbs_gpu_kernel.cu)
   target_compile_definitions(gpurt_runtime PUBLIC GPURT_HAVE_CUDA=1)
   # cuFFT for the FFT job (FFT/SMLP Algorithm 1).
   target_link_libraries(gpurt_runtime PUBLIC CUDA::cudart_static CUDA::cufft)
 else()
   target_sources(gpurt_runtime PRIVATE gpurt/runtime/partition_none.cpp gpurt/runtime/gpu_probe_none.cpp
-    gpurt/runtime/fft_job_none.cpp)
+    gpurt/runtime/fft_job_none.cpp gpurt/runtime/pbs_gpu_none.cpp)
 endif()
 # The AMD backend (hipExtStreamCreateWithCUMask) loads the HIP runtime with dlopen at run time
 # (amd_hip.cpp): it needs no HIP compiler, so it is built everywhere.
