@@ -136,6 +136,28 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   EXPECT_EQ(fj["tasks"][0]["smlp_bound_holds"], true);
   EXPECT_DOUBLE_EQ(fj["tasks"][0]["deadline"].get<double>(), 10.0);  // implicit D = T, as analyze smlp
   EXPECT_EQ(fj["tasks"][0]["policy_bound_holds"], true);
+  EXPECT_EQ(fj["tasks"][0]["policy_bound_claimed"], true);
+
+  // A claimed bound that the simulated worst passes is not "holding": on the Radeon VII, k = 5
+  // slots of 12 CUs, slot 1 split 3 + 9 over two shader engines, runs b's 2.5 ms kernel (12
+  // units) in 5 ms against kx's bound of 3. Marked "!", warned, exit 1 (it said holds: true).
+  std::string l = "[30";
+  for (int k = 2; k <= 30; ++k) l += fmt::format(", {}", 30.0 / k);
+  const std::string amd = write("kxamd.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
+      "platform": "radeon-vii", "tasks": [{"name": "a", "wcet_by_units": )" +
+                                                  l + R"(], "period": 24},
+      {"name": "b", "wcet_by_units": )" + l + R"(], "period": 24}]})");
+  r = cli("simulate-system " + amd + " --policy kx --k 5 --horizon 48 --model ideal");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.out.find("3 !"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("task b: simulated worst response 5 ms is above its policy bound 3 ms"),
+            std::string::npos)
+      << r.err;
+  const gpurt::Json aj = gpurt::parse_json(
+      cli("simulate-system " + amd + " --policy kx --k 5 --horizon 48 --model ideal --json").out, "stdout");
+  EXPECT_EQ(aj["tasks"][1]["policy_bound_claimed"], true);
+  EXPECT_EQ(aj["tasks"][1]["policy_bound_holds"], false);
+  EXPECT_EQ(aj["tasks"][0]["policy_bound_holds"], true);
 }
 
 TEST_F(Cli, BadInputExitsTwoNamesFilePathValueAndPrintsNothingOnStdout) {

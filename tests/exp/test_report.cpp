@@ -193,6 +193,23 @@ TEST(Report, RecommendsNothingWhenNoTaskHasADeadline) {
       << r.recommendation;
 }
 
+// A policy whose own simulation passed its bound guarantees nothing: on the Radeon VII, k = 5
+// slots of 12 CUs split over shader engines unevenly (slot 1: 3 CUs of SE 0, 9 of SE 2) run a
+// kernel at its smaller share's pace, 8.99 ms against kx's bound of 8 ms. The report listed kx
+// as "guaranteeing every deadline" all the same.
+TEST(Report, APolicyItsSimulationBrokeIsNotRecommended) {
+  ReportOptions o;
+  o.k = 5;
+  o.policies = {"kx"};
+  const Report r = make_report(load_any_system(GPURT_SOURCE_DIR "/examples/system/four-identical.json"), o);
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations[0].analysis, "kx");
+  for (const ReportCandidate& c : r.guaranteed) EXPECT_NE(c.analysis, "kx");
+  EXPECT_NE(r.recommendation.find("(kx left out: simulated above its bound, see the consistency check)"),
+            std::string::npos)
+      << r.recommendation;
+}
+
 TEST(Report, ABoundBelowTheSimulatedMaximumIsAViolation) {
   Report r = make_report(two_tasks());
   r.checked = 0;

@@ -56,8 +56,14 @@ void recommend(Report& r, bool has_deadlines) {
         "compare the bounds above";
     return;
   }
+  std::string broken;  // analyses whose bound their own simulation passed: no guarantee
   for (const ReportAnalysis& a : r.analyses) {
     if (!a.applicable || a.schedulable != true) continue;
+    if (std::any_of(r.violations.begin(), r.violations.end(),
+                    [&](const ReportViolation& v) { return v.analysis == a.name; })) {
+      broken += (broken.empty() ? "" : ", ") + a.name;
+      continue;
+    }
     ReportCandidate c{a.name, a.policy.empty() ? a.name : a.policy, 1 - a.reserved, std::nullopt,
                       std::nullopt};
     for (const ReportTaskBound& b : a.tasks) {
@@ -69,8 +75,12 @@ void recommend(Report& r, bool has_deadlines) {
       if (s.policy == a.policy && s.ran) c.gpu_utilisation = s.gpu_utilisation;
     r.guaranteed.push_back(std::move(c));
   }
+  const std::string left_out =
+      broken.empty()
+          ? ""
+          : fmt::format(" ({} left out: simulated above its bound, see the consistency check)", broken);
   if (r.guaranteed.empty()) {
-    r.recommendation = "no analysis guarantees every deadline of this system";
+    r.recommendation = "no analysis guarantees every deadline of this system" + left_out;
     return;
   }
   // Most GPU left to other work; then the least GPU used in simulation; then the most slack.
@@ -90,8 +100,8 @@ void recommend(Report& r, bool has_deadlines) {
     if (c.min_slack) list += fmt::format(", min slack {}", show(*c.min_slack, r.time_unit));
     list += ")";
   }
-  r.recommendation =
-      fmt::format("every deadline guaranteed by: {}; {} leaves the most GPU to spare", list, r.best->policy);
+  r.recommendation = fmt::format("every deadline guaranteed by: {}; {} leaves the most GPU to spare{}", list,
+                                 r.best->policy, left_out);
 }
 
 }  // namespace
