@@ -210,6 +210,21 @@ TEST(Report, APolicyItsSimulationBrokeIsNotRecommended) {
       << r.recommendation;
 }
 
+// Every simulated row releases each task's jobs in [0, horizon): the fifo row released
+// ceil(horizon / shortest period) of every task (5 each for PBS Figure 1's periods 4, 5 and
+// 10 ms over 20 ms, t3's last at 40 ms), so its maxima, misses and utilisation covered another
+// window than the rows beside it.
+TEST(Report, EveryPolicyReleasesTheSameJobsInTheHorizon) {
+  const Report r = make_report(load_any_system(GPURT_SOURCE_DIR "/examples/system/pbs-figure1.system.json"));
+  const ReportSimulation& be = simulation(r, "be");
+  const ReportSimulation& fifo = simulation(r, "fifo");
+  ASSERT_TRUE(fifo.ran);
+  ASSERT_EQ(fifo.tasks.size(), be.tasks.size());
+  for (std::size_t i = 0; i < be.tasks.size(); ++i) EXPECT_EQ(fifo.tasks[i].jobs, be.tasks[i].jobs) << i;
+  EXPECT_EQ(fifo.tasks[2].jobs, 2);         // t3: 20 ms / 10 ms
+  EXPECT_LE(fifo.span, Nanos{20'000'000});  // nothing released at or after the horizon
+}
+
 TEST(Report, ABoundBelowTheSimulatedMaximumIsAViolation) {
   Report r = make_report(two_tasks());
   r.checked = 0;

@@ -20,10 +20,10 @@ std::optional<double> utilisation(const SimStats& stats, const Platform& p) {
   return stats.busy_thread_time / capacity;
 }
 
-// Jobs per task for the drivers that release a fixed count: enough for the fastest task to
-// cover the horizon, at most options.max_jobs_per_task.
-std::int64_t jobs_for(Nanos horizon, Nanos shortest_period, const ReportOptions& o) {
-  const std::int64_t n = shortest_period.count() > 0 ? ceil_div(horizon.count(), shortest_period.count()) : 1;
+// Jobs of a task released in [0, horizon) at its period, as the other policies release them:
+// ceil(horizon / T), at least 1 and at most options.max_jobs_per_task.
+std::int64_t jobs_for(Nanos horizon, Nanos period, const ReportOptions& o) {
+  const std::int64_t n = period.count() > 0 ? ceil_div(horizon.count(), period.count()) : 1;
   return std::clamp<std::int64_t>(n, 1, o.max_jobs_per_task);
 }
 
@@ -63,16 +63,13 @@ void run_rtgpu(ReportSimulation& out, const RtgpuSystem& s, const Report& r, con
   }
   RtgpuSimOptions so;
   so.physical_sms = a->allocation;
-  Nanos shortest = s.tasks.front().period;
-  for (const RtgpuTask& t : s.tasks) shortest = std::min(shortest, t.period);
-  so.jobs = jobs_for(horizon, shortest, o);
+  for (const RtgpuTask& t : s.tasks) so.jobs_per_task.push_back(jobs_for(horizon, t.period, o));
   const RtgpuSimResult res = simulate_rtgpu(s, so);
   for (const RtgpuTaskSim& t : res.tasks)
     out.tasks.push_back(ReportSimTask{t.name, t.jobs, t.worst, t.mean, t.deadline_misses, {}, {}});
   out.gpu_utilisation = utilisation(res.stats, s.platform);
   out.span = res.stats.end_time;
-  out.detail =
-      fmt::format("the rtgpu allocation, every segment at its upper bound, {} jobs per task", so.jobs);
+  out.detail = "the rtgpu allocation, every segment at its upper bound";
 }
 
 void run_pbs(ReportSimulation& out, const PbsSystem& s, const Report& r) {
@@ -108,10 +105,8 @@ void run_pbs(ReportSimulation& out, const PbsSystem& s, const Report& r) {
 }
 
 void run_fifo(ReportSimulation& out, const FifoSystem& s, const ReportOptions& o, Nanos horizon) {
-  Nanos shortest = s.tasks.front().period;
-  for (const FifoTask& t : s.tasks) shortest = std::min(shortest, t.period);
   FifoSimOptions so;
-  so.jobs = jobs_for(horizon, shortest, o);
+  for (const FifoTask& t : s.tasks) so.jobs_per_task.push_back(jobs_for(horizon, t.period, o));
   const FifoSimResult res = simulate_fifo(s, so);
   for (std::size_t i = 0; i < res.tasks.size(); ++i) {
     const FifoTaskSim& t = res.tasks[i];
@@ -123,7 +118,7 @@ void run_fifo(ReportSimulation& out, const FifoSystem& s, const ReportOptions& o
   }
   out.gpu_utilisation = utilisation(res.stats, fifo_platform(s));
   out.span = res.stats.end_time;
-  out.detail = fmt::format("one pool of {} threads, {} jobs per task", s.gpu_threads, so.jobs);
+  out.detail = fmt::format("one pool of {} threads", s.gpu_threads);
 }
 
 }  // namespace

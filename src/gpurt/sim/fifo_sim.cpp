@@ -4,6 +4,8 @@
 // and only the head of the primary queue dispatches, block by block, while threads are free.
 #include "gpurt/sim/fifo_sim.hpp"
 
+#include <algorithm>
+
 #include <deque>
 #include <limits>
 
@@ -59,11 +61,15 @@ class FifoDriver final : public sim::SimDriver {
     }
   }
 
+  std::int64_t jobs_of(std::size_t task) const {
+    return _o.jobs_per_task.empty() ? _o.jobs : _o.jobs_per_task[task];
+  }
+
   // A release: the job's kernel is launched into the task's stream at once.
   void wake(sim::Simulator& sim, int tag) override {
     Task& t = _state[static_cast<std::size_t>(tag)];
     t.pending.push_back(sim.now());
-    if (++t.released < _o.jobs)
+    if (++t.released < jobs_of(static_cast<std::size_t>(tag)))
       sim.driver_timer(sim.now() + _s.tasks[static_cast<std::size_t>(tag)].period, tag);
     sim.driver_launch(t.stream, t.kernel, tag, tag);  // a task's working set
   }
@@ -107,6 +113,11 @@ class FifoDriver final : public sim::SimDriver {
 
 FifoSimResult simulate_fifo(const FifoSystem& system, const FifoSimOptions& options) {
   if (options.jobs < 1) throw Error("fifo simulation: jobs must be >= 1");
+  if (!options.jobs_per_task.empty() &&
+      (options.jobs_per_task.size() != system.tasks.size() ||
+       std::any_of(options.jobs_per_task.begin(), options.jobs_per_task.end(),
+                   [](std::int64_t n) { return n < 1; })))
+    throw Error("fifo simulation: jobs_per_task needs one count >= 1 per task");
   const Platform platform = fifo_platform(system);
   FifoDriver driver(system, options);
   const SimStats stats = sim::run_driven(platform, driver, options.seed);

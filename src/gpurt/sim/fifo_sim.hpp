@@ -13,7 +13,10 @@
 namespace gpurt {
 
 struct FifoSimOptions {
-  std::int64_t jobs = 100;      ///< jobs released per task (>= 1)
+  std::int64_t jobs = 100;  ///< jobs released per task (>= 1)
+  /// Per task (file order), replacing `jobs` when not empty: e.g. the jobs each task releases
+  /// in a window (report: ceil(horizon / T_i)). Each >= 1.
+  std::vector<std::int64_t> jobs_per_task;
   bool random_offsets = false;  ///< first release uniform in [0, T_i) instead of 0
   std::uint64_t seed = 1;       ///< for the offsets
 };

@@ -103,7 +103,7 @@ class RtgpuDriver final : public sim::SimDriver {
       case TimerKind::release: {
         TaskState& t = _tasks[i];
         t.releases.push_back(sim.now());
-        if (++t.released < _o.jobs && !_missed) {
+        if (++t.released < (_o.jobs_per_task.empty() ? _o.jobs : _o.jobs_per_task[i]) && !_missed) {
           Nanos gap = t.task->period;
           if (_o.sporadic_jitter > 0) {
             gap += Nanos{static_cast<std::int64_t>(static_cast<double>(gap.count()) *
@@ -334,6 +334,11 @@ class RtgpuDriver final : public sim::SimDriver {
 RtgpuSimResult simulate_rtgpu(const RtgpuSystem& system, const RtgpuSimOptions& options) {
   validate(system);
   if (options.jobs < 1) throw Error("rtgpu simulation: jobs must be >= 1");
+  if (!options.jobs_per_task.empty() &&
+      (options.jobs_per_task.size() != system.tasks.size() ||
+       std::any_of(options.jobs_per_task.begin(), options.jobs_per_task.end(),
+                   [](std::int64_t n) { return n < 1; })))
+    throw Error("rtgpu simulation: jobs_per_task needs one count >= 1 per task");
   if (!(options.sporadic_jitter >= 0)) throw Error("rtgpu simulation: sporadic jitter must be >= 0");
   if (options.physical_sms.size() != system.tasks.size()) {
     throw Error(fmt::format("rtgpu simulation: {} SM counts for {} tasks", options.physical_sms.size(),

@@ -23,6 +23,8 @@ struct RtgpuSimOptions {
   /// Σ GN_i <= the platform's SMs; task i gets the consecutive SMs after those of tasks < i.
   std::vector<int> physical_sms;
   std::int64_t jobs = 50;  ///< jobs released per task (>= 1)
+  /// Per task (file order), replacing `jobs` when not empty (report: ceil(horizon / T_i)).
+  std::vector<std::int64_t> jobs_per_task;
   RtgpuExecution execution = RtgpuExecution::worst;
   bool random_offsets = false;  ///< first release uniform in [0, T_i) instead of all at 0
   double sporadic_jitter = 0;   ///< release gaps T_i·(1 + U(0, jitter)); 0: periodic
