@@ -26,11 +26,17 @@ TEST(ComputeUnitMask, BinaryStringHexAndArrayForms) {
   // Character i enables CU i; a short mask leaves the rest enabled (the HIP port's rule).
   EXPECT_EQ(enabled(mask("\"01" + std::string(58, '0') + "\"")), (std::vector<int>{1}));
   EXPECT_EQ(enabled(mask("\"0\"")).size(), 59U);
-  // Hex: bit i enables CU i; 0x5 = CUs 0 and 2, the other 56 hex-covered bits clear, 52..59 on.
-  const auto hex = enabled(mask("\"0x00000000000005\""));
-  EXPECT_EQ(hex.front(), 0);
-  EXPECT_EQ(hex[1], 2);
-  EXPECT_EQ(hex.size(), 2U + 4U);  // 14 digits cover CUs 0..55; 56..59 stay enabled
+  // Hex, as the HIP port reads it: the i-th digit from the left holds CUs 4i..4i+3, its lowest
+  // bit CU 4i. "0x5000..." = CUs 0 and 2; the other 52 hex-covered bits clear, 56..59 on.
+  const auto hex = enabled(mask("\"0x50000000000000\""));
+  EXPECT_EQ(hex, (std::vector<int>{0, 2, 56, 57, 58, 59}));  // 14 digits cover CUs 0..55
+  // "0xf0": CUs 0..3 on, 4..7 off (the number's own bit order turned off CUs 0..3 instead).
+  EXPECT_EQ(enabled(mask("\"0xf0\"")).size(), 56U);
+  EXPECT_EQ(enabled(mask("\"0xf0\"")).front(), 0);
+  EXPECT_EQ(enabled(mask("\"0xf0\""))[4], 8);
+  // An odd length: "0x123" = digit 0 '1' (CU 0), digit 1 '2' (CU 5), digit 2 '3' (CUs 8, 9).
+  const std::vector<int> odd = enabled(mask("\"0x123\""));
+  EXPECT_EQ(std::vector<int>(odd.begin(), odd.begin() + 5), (std::vector<int>{0, 5, 8, 9, 12}));
   EXPECT_EQ(enabled(mask("[false, true, false]")).front(), 1);
 }
 

@@ -78,8 +78,13 @@ std::vector<bool> parse_compute_unit_mask(const JsonNode& node, const Platform& 
     std::string text = node.as_string();
     if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
       text.erase(0, 2);
-      const std::vector<bool> bits = hex_bits(node, text);
-      for (std::size_t i = 0; i < bits.size(); ++i) assign(i, bits[i]);
+      // The HIP port's reading (hip_plugin_framework's ParseComputeUnitMaskHex): the i-th digit
+      // FROM THE LEFT holds CUs 4i..4i+3, its lowest bit CU 4i, as the binary form's i-th
+      // character is CU i; not the number's own bit order ("0x10" enables CU 0 of the first 8,
+      // not CU 4).
+      const std::vector<bool> bits = hex_bits(node, text);  // bit 4d + b: digit d from the right
+      const std::size_t digits = text.size();
+      for (std::size_t p = 0; p < bits.size(); ++p) assign(4 * (digits - 1 - p / 4) + p % 4, bits[p]);
     } else {
       if (text.empty()) node.fail("must be a string of '0'/'1' characters, \"0x...\", an array or an object");
       for (std::size_t i = 0; i < text.size(); ++i) {
