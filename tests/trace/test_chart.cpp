@@ -1,4 +1,5 @@
 // Charts: axis ticks, point placement, CDFs, CSV reading and its errors.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -100,6 +101,22 @@ TEST(Chart, EscapesTextAndShowsTheNote) {
   EXPECT_NE(svg.find(">simulated</text>"), std::string::npos);
 }
 
+// Every series gets its legend entry: the canvas grows for many (the 23rd on fell below the
+// picture), and a label too long for the column is cut with "…", whole in its tooltip.
+TEST(Chart, TheLegendShowsEverySeriesAndCutsLongLabels) {
+  Chart c;
+  c.title = "many";
+  for (int k = 0; k < 60; ++k) c.series.push_back(ChartSeries{fmt::format("s{}", k), {0, 1}, {0, 1}});
+  c.series[0].label = "predicted: Released second instance, long";
+  const std::string svg = chart_svg(c);
+  EXPECT_NE(svg.find("height=\"1140\""), std::string::npos)
+      << svg.substr(0, 200);  // 44 + 8 + 18·60 + 8
+  EXPECT_NE(svg.find(">s59</text>"), std::string::npos);
+  EXPECT_NE(
+      svg.find("<tspan>predicted: Released sec…<title>predicted: Released second instance, long</title>"),
+      std::string::npos);
+}
+
 TEST(Chart, CdfIsAStepFunctionOfTheSortedSamples) {
   const ChartSeries s = cdf_series("r", {3, 1, 2, NAN, 2});
   // Sorted 1, 2, 2, 3 (n = 4): (1,0) (1,.25) (2,.25) (2,.5) (2,.5) (2,.75) (3,.75) (3,1).
@@ -114,6 +131,12 @@ TEST(Csv, ParsesQuotesAndSkipsBlankLines) {
   ASSERT_EQ(t.rows.size(), 2u);
   EXPECT_EQ(t.rows[0][1], "x \"q\"");
   EXPECT_EQ(t.rows[1][1], "");
+}
+
+TEST(Csv, AByteOrderMarkIsNotPartOfTheFirstColumn) {
+  const CsvTable t = parse_csv("\xEF\xBB\xBFx,y\n1,2\n", "bom.csv");
+  EXPECT_EQ(t.columns.at(0), "x");
+  EXPECT_EQ(t.column("x", "bom.csv"), 0u);
 }
 
 TEST(Csv, ErrorsNameTheFileRowAndValue) {

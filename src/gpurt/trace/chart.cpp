@@ -19,6 +19,21 @@ namespace {
 constexpr double kWidth = 760, kHeight = 460;
 constexpr double kLeft = 78, kRight = 200, kBottom = 58;
 
+// A legend entry fits the 158 px beside the plot at about 24 characters: a longer label is cut
+// there (at a UTF-8 character boundary) with "…", the whole label in its tooltip.
+std::string legend_label(const std::string& label) {
+  constexpr std::size_t kChars = 24;
+  std::size_t chars = 0, cut = 0;
+  for (std::size_t i = 0; i < label.size(); ++i) {
+    if ((static_cast<unsigned char>(label[i]) & 0xC0) == 0x80) continue;  // a continuation byte
+    if (chars == kChars - 1) cut = i;
+    if (++chars > kChars)
+      return "<tspan>" + xml_escape(label.substr(0, cut)) + "…<title>" + xml_escape(label) +
+             "</title></tspan>";
+  }
+  return xml_escape(label);
+}
+
 bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
 
 struct Axis {
@@ -95,10 +110,12 @@ std::string chart_svg(const Chart& chart) {
   auto px = [&](double x) { return kLeft + ax.to_unit(x) * pw; };
   auto py = [&](double y) { return top + (1 - ay.to_unit(y)) * ph; };
 
+  // The legend column holds 18 px a series: a chart of many series grows downwards to show all.
+  const double height = std::max(kHeight, top + 8 + 18 * static_cast<double>(chart.series.size()) + 8);
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      kWidth, kHeight);
+      kWidth, height);
   out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\">{}</text>\n", kLeft, xml_escape(chart.title));
   if (!chart.note.empty())
     out += fmt::format("<text x=\"{}\" y=\"44\" font-size=\"12\" fill=\"#b00\">{}</text>\n", kLeft,
@@ -129,7 +146,7 @@ std::string chart_svg(const Chart& chart) {
       top + ph / 2, xml_escape(chart.y_label));
 
   // Lines (broken at undrawable points), markers and the legend.
-  constexpr const char* kDash[] = {"", "6 3", "2 3"};
+  constexpr const char* kDash[] = {"", "6 3", "2 3", "8 3 2 3", "1 4"};
   for (std::size_t k = 0; k < chart.series.size(); ++k) {
     const ChartSeries& s = chart.series[k];
     const char* colour = kPalette[k % std::size(kPalette)];
@@ -165,7 +182,7 @@ std::string chart_svg(const Chart& chart) {
         "stroke-width=\"2\"{4}/>\n"
         "<text x=\"{5:.1f}\" y=\"{6:.1f}\" font-size=\"12\">{7}</text>\n",
         kLeft + pw + 12, ly, kLeft + pw + 36, colour, dash_attr, kLeft + pw + 42, ly + 4,
-        xml_escape(s.label));
+        legend_label(s.label));
   }
   out += "</svg>\n";
   return out;
@@ -202,6 +219,8 @@ std::size_t CsvTable::column(const std::string& name, const std::string& file) c
 }
 
 CsvTable parse_csv(std::string_view text, const std::string& file) {
+  // A UTF-8 byte order mark (what some spreadsheets write first) is not part of the first column.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<std::vector<std::string>> lines;
   std::vector<std::string> fields;
   std::string field;
