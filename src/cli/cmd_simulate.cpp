@@ -116,8 +116,9 @@ void add_simulate(CLI::App& app) {
       app.add_subcommand("simulate", "Predict, block by block, what the GPU does with an examiner config");
   cmd->footer(
       "Reads a cuda_scheduling_examiner config (plugins timer_spin, timer_spin_default_stream,\n"
-      "counter_spin, multikernel, stream_action, matrix_multiply, random_walk, cufft) and writes\n"
-      "one examiner result file per benchmark.\n"
+      "counter_spin, sharedmem_timer_spin, multikernel, stream_action, matrix_multiply, random_walk,\n"
+      "inorder_walk, mandelbrot, cpu_random_walk, task_host, cufft) and writes one examiner result\n"
+      "file per benchmark.\n"
       "Example:\n  gpurt simulate examples/sim/cut_ahead.json --platform jetson-tx2 --out results/ --svg "
       "cut.svg");
   auto args = std::make_shared<SimulateArgs>();

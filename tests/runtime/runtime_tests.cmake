@@ -22,3 +22,11 @@ if(CMAKE_C_COMPILER)
   target_link_libraries(c_api_smoke PRIVATE gpurt)
   add_test(NAME runtime.c_api_smoke COMMAND c_api_smoke)
 endif()
+
+# The C API through ctypes (dlopen), as docs/runtime.md shows. Not under sanitizers: their
+# runtimes must be loaded first, which a Python process does not do.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND AND NOT GPURT_SANITIZE)
+  add_test(NAME runtime.c_api_ctypes
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/runtime/c_api_ctypes.py $<TARGET_FILE:gpurt>)
+endif()

@@ -4,7 +4,7 @@
 if(GPURT_HAVE_CUDA)
   target_sources(gpurt_bench PRIVATE gpurt/bench/gpu_backend.cpp gpurt/bench/gpu_plugins.cpp
     gpurt/bench/gpu_plugins_data.cpp gpurt/bench/gpu_kernels.cu)
-  target_link_libraries(gpurt_bench PUBLIC CUDA::cudart_static CUDA::cufft)
+  target_link_libraries(gpurt_bench PUBLIC CUDA::cudart CUDA::cufft)
 else()
   target_sources(gpurt_bench PRIVATE gpurt/bench/gpu_backend_none.cpp)
 endif()

@@ -13,7 +13,7 @@ if(GPURT_HAVE_CUDA)
     gpurt/runtime/pbs_gpu_kernel.cu)
   target_compile_definitions(gpurt_runtime PUBLIC GPURT_HAVE_CUDA=1)
   # cuFFT for the FFT job (FFT/SMLP Algorithm 1).
-  target_link_libraries(gpurt_runtime PUBLIC CUDA::cudart_static CUDA::cufft)
+  target_link_libraries(gpurt_runtime PUBLIC CUDA::cudart CUDA::cufft)
 else()
   target_sources(gpurt_runtime PRIVATE gpurt/runtime/partition_none.cpp gpurt/runtime/gpu_probe_none.cpp
     gpurt/runtime/fft_job_none.cpp gpurt/runtime/pbs_gpu_none.cpp)
