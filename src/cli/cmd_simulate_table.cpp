@@ -137,9 +137,17 @@ void run_dispatch(const PlayArgs& a) {
     throw InputError("command line", "--backend", a.backend, "must be host or gpu");
   const PbsSystem system = load_pbs_system(a.file);
   const PbsResult analysis = table_for(a, system);
-  if (analysis.table.empty())
-    throw Error(
-        fmt::format("{}: {} found no table: nothing to dispatch", a.file, to_string(analysis.policy)));
+  // A policy's table that misses a deadline (a baseline's stops at its first miss) is no
+  // schedule to dispatch: it would run as if complete, or fail the table checks as bad input.
+  if (!analysis.schedulable) {
+    std::string miss;
+    if (analysis.first_miss)
+      miss = fmt::format(" (first miss: {}#{})",
+                         system.tasks[static_cast<std::size_t>(analysis.first_miss->task)].name,
+                         analysis.first_miss->job);
+    throw Error(fmt::format("{}: {} finds no schedule{}: nothing to dispatch", a.file,
+                            to_string(analysis.policy), miss));
+  }
   std::unique_ptr<PbsLauncher> launcher;
   if (a.backend == "gpu") {
     const ProbeResult probe = probe_gpus();
@@ -150,7 +158,7 @@ void run_dispatch(const PlayArgs& a) {
     }
     launcher = make_pbs_gpu_launcher(system, a.device);
   } else {
-    launcher = std::make_unique<PbsHostLauncher>();
+    launcher = std::make_unique<PbsHostLauncher>(system);
   }
   const PbsDispatchResult r =
       dispatch_pbs_table(system, analysis.table, *launcher,
@@ -162,42 +170,50 @@ void run_dispatch(const PlayArgs& a) {
                                ? fmt::format("measured on GPU {}", a.device)
                                : std::string("host dry run: no GPU, each job takes its modelled time");
   if (a.json) {
-    Json frames = Json::array(), jobs = Json::array();
-    for (const PbsDispatchedFrame& f : r.frames) {
-      frames.push_back(Json{{"table_index", f.table_index},
-                            {"hyperperiod", f.hyperperiod},
-                            {"planned", from_nanos(f.planned, u)},
-                            {"release", from_nanos(f.release, u)},
-                            {"launch", from_nanos(f.launch, u)},
-                            {"end", from_nanos(f.end, u)},
-                            {"lateness", from_nanos(f.lateness(), u)},
-                            {"overran", f.overran}});
+    // Record by record: a whole JSON tree of 10^6 records took about 45 times their memory.
+    const Json head{{"policy", std::string(to_string(analysis.policy))},
+                    {"strategy", a.strategy},
+                    {"backend", a.backend},
+                    {"simulated", false},
+                    {"what", what},
+                    {"time_unit", std::string(to_string(u))},
+                    {"hyperperiods", a.hyperperiods},
+                    {"deadline_misses", r.deadline_misses},
+                    {"overruns", r.overruns},
+                    {"max_lateness", from_nanos(r.max_lateness, u)}};
+    std::string text = head.dump(2);
+    text.erase(text.rfind('}'));  // the object stays open for the two lists
+    fmt::print("{},\n  \"frames\": [", text.substr(0, text.find_last_not_of(" \n") + 1));
+    for (std::size_t i = 0; i < r.frames.size(); ++i) {
+      const PbsDispatchedFrame& f = r.frames[i];
+      fmt::print("{}\n    {}", i ? "," : "",
+                 Json{{"table_index", f.table_index},
+                      {"hyperperiod", f.hyperperiod},
+                      {"planned", from_nanos(f.planned, u)},
+                      {"release", from_nanos(f.release, u)},
+                      {"launch", from_nanos(f.launch, u)},
+                      {"end", from_nanos(f.end, u)},
+                      {"lateness", from_nanos(f.lateness(), u)},
+                      {"overran", f.overran}}
+                     .dump());
     }
-    for (const PbsDispatchedJob& j : r.jobs) {
-      jobs.push_back(Json{{"task", system.tasks[static_cast<std::size_t>(j.job.task)].name},
-                          {"job", j.job.job},
-                          {"hyperperiod", j.hyperperiod},
-                          {"frame", j.frame},
-                          {"arrival", from_nanos(j.arrival, u)},
-                          {"deadline", from_nanos(j.deadline, u)},
-                          {"launch", from_nanos(j.launch, u)},
-                          {"end", from_nanos(j.end, u)},
-                          {"response", from_nanos(j.response(), u)},
-                          {"missed", j.missed()}});
+    fmt::print("\n  ],\n  \"jobs\": [");
+    for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+      const PbsDispatchedJob& j = r.jobs[i];
+      fmt::print("{}\n    {}", i ? "," : "",
+                 Json{{"task", system.tasks[static_cast<std::size_t>(j.job.task)].name},
+                      {"job", j.job.job},
+                      {"hyperperiod", j.hyperperiod},
+                      {"frame", j.frame},
+                      {"arrival", from_nanos(j.arrival, u)},
+                      {"deadline", from_nanos(j.deadline, u)},
+                      {"launch", from_nanos(j.launch, u)},
+                      {"end", from_nanos(j.end, u)},
+                      {"response", from_nanos(j.response(), u)},
+                      {"missed", j.missed()}}
+                     .dump());
     }
-    fmt::print("{}\n", Json{{"policy", std::string(to_string(analysis.policy))},
-                            {"strategy", a.strategy},
-                            {"backend", a.backend},
-                            {"simulated", false},
-                            {"what", what},
-                            {"time_unit", std::string(to_string(u))},
-                            {"hyperperiods", a.hyperperiods},
-                            {"deadline_misses", r.deadline_misses},
-                            {"overruns", r.overruns},
-                            {"max_lateness", from_nanos(r.max_lateness, u)},
-                            {"frames", std::move(frames)},
-                            {"jobs", std::move(jobs)}}
-                           .dump(2));
+    fmt::print("\n  ]\n}}\n");
   } else {
     fmt::print("{} table of {} dispatched ({}), {}, {} hyperperiod(s); times in {} from the run's start\n\n",
                to_string(analysis.policy), a.file, what, a.strategy, a.hyperperiods, to_string(u));
@@ -221,6 +237,22 @@ void run_dispatch(const PlayArgs& a) {
   if (a.check && (r.deadline_misses > 0 || r.overruns > 0)) exit_status() = 1;
 }
 
+// The options both table commands share: the file, whose table, the strategy, the search budgets.
+void add_table_options(CLI::App* cmd, PlayArgs& args) {
+  cmd->add_option("FILE", args.file, "gpurt/pbs@1 task file")->required();
+  cmd->add_option("--policy", args.policy, "Whose table: gpusched (default), edf-serial, edf-parallel");
+  cmd->add_option("--strategy", args.strategy, "time-triggered (default) or when-done");
+  cmd->add_option("--max-vertices", args.max_vertices,
+                  "GPUSched: stop after creating this many vertices, with exit 1 (default 1000000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  cmd->add_option("--max-seconds", args.max_seconds,
+                  "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--max-jobs", args.max_jobs,
+                  "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+}
+
 }  // namespace
 
 void add_simulate_table(CLI::App& app) {
@@ -229,24 +261,13 @@ void add_simulate_table(CLI::App& app) {
   cmd->footer(
       "Example:\n  gpurt simulate-table examples/pbs/figure1.json --strategy when-done --fraction 0.8");
   auto args = std::make_shared<PlayArgs>();
-  cmd->add_option("FILE", args->file, "gpurt/pbs@1 task file")->required();
-  cmd->add_option("--policy", args->policy, "Whose table: gpusched (default), edf-serial, edf-parallel");
-  cmd->add_option("--strategy", args->strategy, "time-triggered (default) or when-done");
+  add_table_options(cmd, *args);
   cmd->add_option("--fraction", args->fraction, "Blocks run this fraction of their modelled time (default 1)")
       ->check(finite_positive(1.0));
-  cmd->add_option("--max-vertices", args->max_vertices,
-                  "GPUSched: stop after creating this many vertices, with exit 1 (default 1000000)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-  cmd->add_option("--max-seconds", args->max_seconds,
-                  "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
-      ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--max-frames", args->max_frames,
                   "Refuse to play a table of more frames, exit 1 (default 2000; when-done costs grow with "
                   "the square)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
-  cmd->add_option("--max-jobs", args->max_jobs,
-                  "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   add_model_option(cmd, args->model);
   cmd->add_flag("--check", args->check,
@@ -264,24 +285,13 @@ void add_dispatch_table(CLI::App& app) {
       "its task's grid spinning for C on the task's stream.\n"
       "Example:\n  gpurt dispatch-table examples/pbs/figure1.json --hyperperiods 5 --strategy when-done");
   auto args = std::make_shared<PlayArgs>();
-  cmd->add_option("FILE", args->file, "gpurt/pbs@1 task file")->required();
-  cmd->add_option("--policy", args->policy, "Whose table: gpusched (default), edf-serial, edf-parallel");
-  cmd->add_option("--strategy", args->strategy, "time-triggered (default) or when-done");
+  add_table_options(cmd, *args);
   cmd->add_option("--backend", args->backend, "host (default; a dry run, no GPU) or gpu");
   cmd->add_option("--device", args->device, "CUDA device for --backend gpu (default 0)")
       ->check(CLI::Range(0, 1023));
   cmd->add_option("--hyperperiods", args->hyperperiods,
                   "Play the table this many times back to back (default 1)")
       ->check(CLI::Range(std::int64_t{1}, kPbsDispatchMaxHyperperiods));
-  cmd->add_option("--max-vertices", args->max_vertices,
-                  "GPUSched: stop after creating this many vertices, with exit 1 (default 1000000)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-  cmd->add_option("--max-seconds", args->max_seconds,
-                  "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
-      ->check(CLI::Range(0.0, 1e9));
-  cmd->add_option("--max-jobs", args->max_jobs,
-                  "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_flag("--json", args->json, "Print JSON (every frame and job) instead of a table");
   cmd->add_flag("--check", args->check, "Exit 1 if a deadline was missed or a frame overran");
   cmd->callback([args] { run_dispatch(*args); });

@@ -109,8 +109,7 @@ TEST(Chart, TheLegendShowsEverySeriesAndCutsLongLabels) {
   for (int k = 0; k < 60; ++k) c.series.push_back(ChartSeries{fmt::format("s{}", k), {0, 1}, {0, 1}});
   c.series[0].label = "predicted: Released second instance, long";
   const std::string svg = chart_svg(c);
-  EXPECT_NE(svg.find("height=\"1140\""), std::string::npos)
-      << svg.substr(0, 200);  // 44 + 8 + 18·60 + 8
+  EXPECT_NE(svg.find("height=\"1140\""), std::string::npos) << svg.substr(0, 200);  // 44 + 8 + 18·60 + 8
   EXPECT_NE(svg.find(">s59</text>"), std::string::npos);
   EXPECT_NE(
       svg.find("<tspan>predicted: Released sec…<title>predicted: Released second instance, long</title>"),

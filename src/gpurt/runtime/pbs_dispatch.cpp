@@ -96,6 +96,13 @@ void validate_table(const PbsSystem& system, const PbsJobs& jobs, const std::vec
                   fmt::format("task {} has jobs 0..{} in a hyperperiod",
                               system.tasks[static_cast<std::size_t>(job.task)].name, count - 1));
       }
+      // A job cannot run before it arrives (time-triggered releases a frame at its start).
+      if (f.start.count() < jobs.arrival(job.task, job.job)) {
+        bad_table(at + ".start", ns(f.start),
+                  fmt::format("before job {}#{} arrives at {}",
+                              system.tasks[static_cast<std::size_t>(job.task)].name, job.job,
+                              ns(Nanos{jobs.arrival(job.task, job.job)})));
+      }
     }
   }
   // The table repeats every H: its last frame must end before the next copy's first one starts.
@@ -173,14 +180,15 @@ PbsDispatchResult dispatch_pbs_table(const PbsSystem& system, const std::vector<
       }
       ends.assign(frame.jobs.size(), Nanos{0});
       launcher.wait_frame(ends);
-      df.end = now();
+      const Nanos returned = now();
+      df.end = Nanos{0};
       for (std::size_t k = 0; k < ends.size(); ++k) {
         PbsDispatchedJob& dj = result.jobs[first_job + k];
         // Compared on the clock itself before subtracting t0, so that a garbage value cannot
         // overflow the subtraction.
-        const std::int64_t launched_at = t0 + dj.launch.count(), returned_at = t0 + df.end.count();
+        const std::int64_t launched_at = t0 + dj.launch.count(), returned_at = t0 + returned.count();
         if (ends[k] == Nanos{0}) {
-          dj.end = df.end;
+          dj.end = returned;
         } else if (ends[k].count() < launched_at || ends[k].count() > returned_at) {
           throw Error(fmt::format(
               "PBS dispatch: the launcher says job {}#{} completed at {} ns (CLOCK_MONOTONIC), outside "
@@ -191,6 +199,7 @@ PbsDispatchResult dispatch_pbs_table(const PbsSystem& system, const std::vector<
           dj.end = ends[k] - Nanos{t0};
         }
         if (dj.missed()) ++result.deadline_misses;
+        df.end = std::max(df.end, dj.end);  // the batch is done when its last job is
       }
       const Nanos next_planned =
           i + 1 < table.size() ? add(base, table[i + 1].start) : add(add(base, h), table.front().start);
@@ -204,18 +213,25 @@ PbsDispatchResult dispatch_pbs_table(const PbsSystem& system, const std::vector<
   return result;
 }
 
-void PbsHostLauncher::launch(const PbsJobRef&, const PbsTask& task) {
-  _running.emplace_back(monotonic_ns(), &task);
+PbsHostLauncher::PbsHostLauncher(const PbsSystem& system) : _jobs(std::make_shared<PbsJobs>(system)) {}
+
+void PbsHostLauncher::launch(const PbsJobRef& job, const PbsTask&) {
+  _running.emplace_back(monotonic_ns(), job.task);
 }
 
 void PbsHostLauncher::wait_frame(std::span<Nanos> ends) {
-  const bool company = _running.size() > 1;
+  // As play_pbs_table times a frame: the batch's table completion when the file has one, else C
+  // alone (one task) or ceil(C·slowdown) in company, so the frame lasts the model's completion.
+  TaskMask set = 0;
+  for (const auto& [start, task] : _running) set |= TaskMask{1} << task;
+  const bool entry = _jobs->batch_table().count(set) > 0;
   std::int64_t last = 0;
   for (std::size_t i = 0; i < _running.size() && i < ends.size(); ++i) {
     const auto& [start, task] = _running[i];
-    const double c = static_cast<double>(task->wcet.count());
-    const auto length =
-        company ? static_cast<std::int64_t>(std::ceil(c * task->slowdown)) : task->wcet.count();
+    const auto t = static_cast<std::size_t>(task);
+    const std::int64_t length = entry                    ? _jobs->completion(set)
+                                : (set & (set - 1)) == 0 ? _jobs->wcet[t]
+                                                         : _jobs->wcet_slowed[t];
     ends[i] = add(Nanos{start}, Nanos{length});
     last = std::max(last, ends[i].count());
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpurt/analysis/pbs.hpp"
+#include "gpurt/analysis/pbs_model.hpp"
 #include "gpurt/core/time.hpp"
 #include "gpurt/model/pbs_task.hpp"
 
@@ -70,7 +71,7 @@ struct PbsDispatchedFrame {
   /// frame overran); max(previous frame's end, latest arrival of its jobs) (when-done).
   Nanos release{0};
   Nanos launch{0};  ///< just before its first job's launch()
-  Nanos end{0};     ///< when wait_frame() returned: the batch completed
+  Nanos end{0};     ///< the batch's completion: its last job's end (as PbsDispatchedJob::end)
   /// Ended after the next frame's planned start (r·H + its table start; after the last frame,
   /// the first frame of the next hyperperiod): under time-triggered the next frame starts late.
   bool overran = false;
@@ -101,24 +102,29 @@ struct PbsDispatchResult {
   Nanos max_lateness{0};                   ///< the largest frame lateness()
 };
 
-/// A dry run on the host, no GPU: each job "runs" its modelled time from its launch, C alone and
-/// ceil(C·slowdown) in a frame of two or more jobs (a batch's table completion is not used), and
-/// wait_frame sleeps until the last of them ends. What it measures is the dispatcher's own
-/// timing on this machine: timer lateness, and overruns where the table leaves no slack.
+/// A dry run on the host, no GPU: each job "runs" the model's time from its launch, as
+/// play_pbs_table times it (the batch's table completion when `system` has one for the frame's
+/// tasks, else C alone or ceil(C·slowdown) in company), and wait_frame sleeps until the last of
+/// them ends, reporting each job's end. What it measures is the dispatcher's own timing on this
+/// machine: timer lateness, and what it carries into the frames after.
 class PbsHostLauncher : public PbsLauncher {
  public:
+  explicit PbsHostLauncher(const PbsSystem& system);
   void launch(const PbsJobRef& job, const PbsTask& task) override;
   void wait_frame(std::span<Nanos> ends) override;
 
  private:
-  std::vector<std::pair<std::int64_t, const PbsTask*>> _running;  // launch time (ns), task
+  std::shared_ptr<const PbsJobs> _jobs;
+  std::vector<std::pair<std::int64_t, int>> _running;  // launch time (ns), task index
 };
 
 /// A launcher on CUDA device `device`: one non-blocking stream per task, each job a kernel of the
 /// task's blocks × threads whose every block spins (on the GPU's global timer) for the task's
 /// C; wait_frame synchronises each job's stream in launch order and takes the time each
 /// synchronisation returns as that job's end (an upper bound). Throws gpurt::Error without CUDA,
-/// without the device, or when a block shape cannot be launched (runtime/pbs_gpu.cu).
+/// without the device, or when a block shape cannot be launched (runtime/pbs_gpu.cpp); the
+/// device must have the SM count of the system's platform (the table's batches were found
+/// eligible on it), else InputError naming --device.
 std::unique_ptr<PbsLauncher> make_pbs_gpu_launcher(const PbsSystem& system, int device);
 
 /// Dispatches `table` (one hyperperiod's schedule of `system`, as analyse_pbs returns it)

@@ -26,30 +26,51 @@ class GpuLauncher : public PbsLauncher {
   GpuLauncher(const PbsSystem& system, int device) {
     int count = 0;
     check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-    if (device < 0 || device >= count)
-      throw Error(fmt::format("PBS dispatch (GPU): device {} does not exist ({} visible)", device, count));
+    if (device < 0 || device >= count) {
+      throw InputError("command line", "--device", std::to_string(device),
+                       fmt::format("no such CUDA device ({} visible)", count));
+    }
     check(cudaSetDevice(device), "cudaSetDevice");
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    // The table's batches were found eligible (every block resident at once) on the file's
+    // platform: on another SM count they need not be.
+    if (prop.multiProcessorCount != system.platform.sms) {
+      throw InputError(
+          "command line", "--device", std::to_string(device),
+          fmt::format("{} has {} SMs but the table was made for {} ({} SMs): give the file this "
+                      "GPU's platform",
+                      prop.name, prop.multiProcessorCount, system.platform.id, system.platform.sms));
+    }
     for (const PbsTask& t : system.tasks) {
-      if (t.threads > prop.maxThreadsPerBlock || t.blocks > prop.maxGridSize[0])
+      if (t.blocks < 1 || t.threads < 1 || t.threads > prop.maxThreadsPerBlock ||
+          t.blocks > prop.maxGridSize[0])
         throw Error(
             fmt::format("PBS dispatch (GPU): task {}: {} blocks of {} threads cannot be launched on {}",
                         t.name, t.blocks, t.threads, prop.name));
-      cudaStream_t s = nullptr;
-      check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-      _streams.push_back(s);
+    }
+    try {
+      for (std::size_t i = 0; i < system.tasks.size(); ++i) {
+        cudaStream_t s = nullptr;
+        check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+        _streams.push_back(s);
+        // Warm-up: the first launch loads the module (lazy loading, CUDA 12.2 on) and touches the
+        // stream; frame 0 must not pay for it.
+        check(static_cast<cudaError_t>(launch_pbs_spin(s, 1, 1, 0)), "warm-up launch");
+      }
+      check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (warm-up)");
+    } catch (...) {
+      release();
+      throw;
     }
   }
-  ~GpuLauncher() override {
-    cudaDeviceSynchronize();
-    for (cudaStream_t s : _streams) cudaStreamDestroy(s);
-  }
+  ~GpuLauncher() override { release(); }
   GpuLauncher(const GpuLauncher&) = delete;
   GpuLauncher& operator=(const GpuLauncher&) = delete;
 
   void launch(const PbsJobRef& job, const PbsTask& task) override {
     cudaStream_t s = _streams.at(static_cast<std::size_t>(job.task));
+    (void)cudaGetLastError();  // an earlier, unconsumed error is not this launch's
     check(static_cast<cudaError_t>(launch_pbs_spin(s, task.blocks, task.threads, task.wcet.count())),
           fmt::format("launch of {}#{}", task.name, job.job));
     _launched.push_back(s);
@@ -64,6 +85,12 @@ class GpuLauncher : public PbsLauncher {
   }
 
  private:
+  void release() noexcept {
+    cudaDeviceSynchronize();  // errors here have been or cannot be reported
+    for (cudaStream_t s : _streams) cudaStreamDestroy(s);
+    _streams.clear();
+  }
+
   std::vector<cudaStream_t> _streams;   // one per task
   std::vector<cudaStream_t> _launched;  // this frame's jobs, in launch order
 };
