@@ -105,6 +105,10 @@ void add_fft(CLI::App& app) {
   cmd->add_option("--batch", a->options.batch, "Transforms per execution (default 1)");
   cmd->add_option("--runs", a->options.runs, "Executions per unit count; the worst is kept (default 10)");
   cmd->add_option("--copies", a->options.copies, "Identical tasks per size in the file (default 1)");
+  cmd->add_option("--max-simulations", a->options.max_simulations,
+                  "--backend sim: refuse a profile of more simulated executions (sizes x runs x unit sets; "
+                  "default 2000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   cmd->add_option(
       "--placements", a->placements,
       "Unit sets profiled per unit count k: N contiguous sets spread over the GPU, or all; L(k) is the "

@@ -55,7 +55,16 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
   return out;
 }
 
-Platform fft_platform(const std::string& id) { return platform_arg(id); }
+Platform fft_platform(const std::string& id) {
+  Platform p = platform_arg(id);
+  // The profile simulates every k = 1..H (exp/fft_profile.cpp): refused here to name the file.
+  if (p.units() > 1024) {
+    throw InputError(find_platform_preset(id) ? "command line" : id,
+                     find_platform_preset(id) ? "--platform" : "units", std::to_string(p.units()),
+                     "the FFT profile simulates every size k = 1..H; it takes at most 1024 allocation units");
+  }
+  return p;
+}
 
 bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& given) {
   if (backend != "sim" && backend != "gpu")

@@ -116,6 +116,28 @@ TEST_F(FftCli, AnOptionOfTheOtherBackendIsRefused) {
   }
 }
 
+// Options each in range whose product runs for hours are refused by the work they make (sizes x
+// runs x unit sets), and a platform file past 1,024 units is named (the message said "platform").
+TEST_F(FftCli, ProfileRefusesMoreSimulationsThanItsLimitAndNamesAPlatformFile) {
+  const Outcome r = cli("fft profile --sizes 20-22 --runs 100000 --out " + path("f.json"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("3 size(s) x 100000 runs x 19 unit sets is 5700000 simulated executions, more than "
+                       "--max-simulations 2000000"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(exists("f.json"));
+  EXPECT_EQ(cli("fft profile --sizes 10 --runs 20 --max-simulations 380 --out " + path("f.json")).code, 0);
+  EXPECT_EQ(cli("fft profile --sizes 10 --runs 20 --max-simulations 379 --out " + path("g.json")).code, 2);
+  gpurt::Json big = gpurt::Json::parse(cli("platforms h100 --json").out);
+  big["sms"] = 2048;
+  big["partition_unit"] = 1;
+  const std::string file = path("big.json");
+  gpurt::write_file_atomically(file, big.dump());
+  const Outcome b = cli("fft profile --platform " + file + " --out " + path("h.json"));
+  EXPECT_EQ(b.code, 2) << b.err;
+  EXPECT_NE(b.err.find(file + ": units = 2048: the FFT profile"), std::string::npos) << b.err;
+}
+
 TEST_F(FftCli, GpuBackendWithoutAGpuExitsTwoNamingTheReason) {
   const gpurt::ProbeResult probe = gpurt::probe_gpus();
   if (!probe.devices.empty()) GTEST_SKIP() << "a GPU is visible; scripts/gpu-check runs the GPU backend";

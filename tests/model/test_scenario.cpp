@@ -46,6 +46,32 @@ std::string error_after(const std::function<void(Json&)>& edit) {
 
 }  // namespace
 
+// What a config may hold: a result file name whose parts a file system takes (one of 300 bytes
+// failed at write time, exit 1, leaving an empty --out), and at most 1,024 benchmarks (the
+// simulation's time grows with their square: 2,000 took 20 s, 100,000 would take hours).
+TEST(Scenario, LogNamesFitAFileSystemAndConfigsHoldAtMost1024Benchmarks) {
+  const std::string long_part =
+      error_after([](Json& d) { d["benchmarks"][0]["log_name"] = "d/" + std::string(256, 'a'); });
+  EXPECT_EQ(long_part.rfind("c.json: benchmarks[0].log_name = ", 0), 0u) << long_part;
+  EXPECT_NE(long_part.find(": has a part of 256 bytes, more than a file name may hold (255)"),
+            std::string::npos)
+      << long_part;
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["log_name"] = std::string(255, 'a'); }),
+            "<no error>");
+  const std::string many = error_after([](Json& d) {
+    const Json one = d["benchmarks"][0];
+    d["benchmarks"] = Json::array();
+    for (int i = 0; i < 1025; ++i) {
+      Json b = one;
+      b["log_name"] = "l" + std::to_string(i) + ".json";
+      d["benchmarks"].push_back(b);
+    }
+  });
+  EXPECT_NE(many.find("holds 1025 benchmarks (with those before it); a config may hold at most 1024"),
+            std::string::npos)
+      << many.substr(0, 200);
+}
+
 TEST(Scenario, PluginsBecomeHostPrograms) {
   const Scenario s = parse_scenario(valid(), "c.json", rtx());
   ASSERT_EQ(s.instances.size(), 3u);

@@ -77,6 +77,8 @@ TEST(SmlpFile, TopLevelErrors) {
             "s.json: time_unit = \"min\": must be one of \"ns\", \"us\", \"ms\", \"s\"");
   EXPECT_EQ(error_after([](Json& d) { d["rho"] = 0.9; }),
             "s.json: rho = 0.9: must be >= 1 (eq. 4 compares against the single-unit area)");
+  EXPECT_EQ(error_after([](Json& d) { d["rho"] = 1e300; }),
+            "s.json: rho = 1e+300: must be <= 1000000 (as --rho: every size is allowed long before)");
   EXPECT_EQ(error_after([](Json& d) { d["rho"] = "1.1"; }),
             "s.json: rho = \"1.1\": must be a number, not a string");
   EXPECT_EQ(error_after([](Json& d) { d["platform"] = "rtx9999"; }).substr(0, 58),

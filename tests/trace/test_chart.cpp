@@ -155,6 +155,14 @@ TEST(Csv, ErrorsNameTheFileRowAndValue) {
     EXPECT_STREQ(e.what(), "f.csv: row 2.r = x: not a number");
   }
   EXPECT_THROW(series_from_csv(t, "f.csv", "u", {"missing"}), InputError);
+  // A CSV number is decimal: strtod would read "0x10" as 16 and plot it.
+  const CsvTable hex = parse_csv("u,r\n0x10,1\n", "h.csv");
+  try {
+    series_from_csv(hex, "h.csv", "u", {"r"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "h.csv: row 1.u = 0x10: not a number");
+  }
 }
 
 TEST(Csv, GroupsSplitRowsIntoSortedSeries) {

@@ -44,7 +44,7 @@ std::vector<Nanos> profile_fft_size_sim(const Platform& p, int log2_size, const 
   // k = 1..H, each with its own runs over an H-unit device: the work grows with H², and past
   // 1,024 units (no GPU has a tenth of that) one profile runs for hours.
   if (p.units() > 1024)
-    throw InputError("platform", "units", std::to_string(p.units()),
+    throw InputError(p.id, "units", std::to_string(p.units()),
                      "the FFT profile simulates every size k = 1..H; it takes at most 1024 allocation units");
   CufftShape shape;
   shape.log2_size = log2_size;
@@ -88,6 +88,17 @@ SmlpSystem profile_fft_sim(const Platform& p, const FftProfileOptions& o,
                            std::vector<PlacementSpread>* spreads) {
   validate(o);
   validate(p);
+  // Each option may be in range and their product still run for hours: count the executions.
+  std::int64_t sets = 0;
+  for (int k = 1; k <= p.units() && p.units() <= 1024; ++k)
+    sets += static_cast<std::int64_t>(placement_offsets(p.units(), k, o.placements).size());
+  const std::int64_t simulations = static_cast<std::int64_t>(o.log2_sizes.size()) * o.runs * sets;
+  if (simulations > o.max_simulations) {
+    throw InputError("options", "runs", std::to_string(o.runs),
+                     fmt::format("{} size(s) x {} runs x {} unit sets is {} simulated executions, more than "
+                                 "--max-simulations {}; raise it, or give fewer runs, sizes or placements",
+                                 o.log2_sizes.size(), o.runs, sets, simulations, o.max_simulations));
+  }
   SmlpSystem system;
   system.platform = p;
   system.time_unit = TimeUnit::us;

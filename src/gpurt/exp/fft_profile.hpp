@@ -25,6 +25,9 @@ struct FftProfileOptions {
   /// where fewer exist); 0 profiles every contiguous set. L(i,k) is the worst over all of them.
   int placements = 1;
   Nanos interferer_block{1'000'000};
+  /// The most simulated executions one profile may take (sizes × runs × the unit sets of every
+  /// k): 2·10^6 take minutes on a 2-core VM; profile_fft_sim refuses more (InputError).
+  std::int64_t max_simulations = 2'000'000;
   std::uint64_t seed = 1;
   CufftModelParams model;
 };

@@ -21,6 +21,7 @@ namespace {
 // most 2^31 - 1 in all (CUDA's limit on a grid's x dimension). Threads are further limited by
 // the platform (check_threads).
 constexpr std::int64_t kMaxCount = INT32_MAX;
+constexpr std::size_t kMaxInstances = 1024;  // benchmarks in a config, nested ones included
 
 const std::vector<std::string>& plugin_list() {
   static const std::vector<std::string> names = {"timer_spin",
@@ -99,6 +100,8 @@ std::string read_log_name(const JsonNode& node) {
     const std::size_t end = name.find('/', start);
     const std::string_view part = std::string_view(name).substr(start, end - start);  // to the end if npos
     if (part == "..") node.fail("must stay inside the output folder (a \"..\" part is not allowed)");
+    if (part.size() > 255)
+      node.fail(fmt::format("has a part of {} bytes, more than a file name may hold (255)", part.size()));
     if (end == std::string::npos) {
       if (part.empty() || part == ".") node.fail("must name a file, not a folder");
       return out.append(part);
@@ -645,6 +648,12 @@ void read_benchmarks(const JsonNode& benchmarks, const Defaults& d, Reader& r) {
   Scenario& s = r.s;
   const auto entries = benchmarks.items();
   if (entries.empty()) benchmarks.fail("must list at least one benchmark");
+  // The simulator's work per event grows with the instances (each stream and host looked at):
+  // 1,000 take about 8 s on a 2-core VM, 10,000 would take about 13 minutes.
+  if (entries.size() + s.instances.size() > kMaxInstances) {
+    benchmarks.fail(fmt::format("holds {} benchmarks (with those before it); a config may hold at most {}",
+                                entries.size() + s.instances.size(), kMaxInstances));
+  }
   for (std::size_t i = 0; i < entries.size(); ++i) {
     ScenarioInstance inst = read_instance(entries[i], i, d, r);
     apply_memory_fraction(entries[i], inst);

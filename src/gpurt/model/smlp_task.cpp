@@ -18,6 +18,7 @@ constexpr std::string_view kFormat = "gpurt/smlp@1";
 double read_rho(const JsonNode& node) {
   const double rho = node.as_number();
   if (rho < 1.0) node.fail("must be >= 1 (eq. 4 compares against the single-unit area)");
+  if (rho > 1e6) node.fail("must be <= 1000000 (as --rho: every size is allowed long before)");
   return rho;
 }
 

@@ -294,7 +294,9 @@ std::vector<ChartSeries> series_from_csv(const CsvTable& table, const std::strin
     // strtod, not stod: a denormal (5e-324) is a number; stod throws on its underflow.
     char* end = nullptr;
     const double d = std::strtod(v.c_str(), &end);
-    if (end != v.c_str() + v.size() || std::isspace(static_cast<unsigned char>(v.front())))
+    // strtod also reads hexadecimal ("0x10") and "inf": a CSV number is decimal.
+    if (end != v.c_str() + v.size() || std::isspace(static_cast<unsigned char>(v.front())) ||
+        v.find_first_of("xXpP") != std::string::npos)
       throw InputError(file, fmt::format("row {}.{}", row + 1, table.columns[col]), v, "not a number");
     // Beyond 10^300 the span of two values may pass the largest double (1e308 - -1e308).
     if (!(std::abs(d) <= 1e300))
