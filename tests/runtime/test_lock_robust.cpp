@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -29,20 +30,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Forks a child that opens `name`, locks `sizes`, writes a byte to `ready` and sleeps forever.
-pid_t spawn_holder(const std::string& name, int units, std::vector<int> sizes, int ready_fd) {
+// Forks a child that runs `take` (it takes something of a lock and keeps it), writes a byte to
+// `ready_fd` and sleeps forever.
+template <class Take>
+pid_t spawn_keeper(int ready_fd, Take take) {
   const pid_t pid = fork();
   if (pid != 0) return pid;
   try {
-    gpurt::SmlpLock lock(name, units);
-    gpurt_mask m{};
-    lock.lock(sizes, 0, m);
+    take();
     const char c = 'x';
     if (write(ready_fd, &c, 1) != 1) _exit(4);
     for (;;) pause();
   } catch (...) {
     _exit(3);
   }
+}
+
+// A child that opens `name` and holds `sizes` of it (see spawn_keeper).
+pid_t spawn_holder(const std::string& name, int units, std::vector<int> sizes, int ready_fd) {
+  return spawn_keeper(ready_fd, [&] {
+    static std::optional<gpurt::SmlpLock> lock;  // the child's: lives until it is killed
+    lock.emplace(name, units);
+    gpurt_mask m{};
+    lock->lock(sizes, 0, m);
+  });
 }
 
 void wait_byte(int fd) {
@@ -128,18 +139,11 @@ TEST(KxRobust, ADeadHoldersSlotDoesNotBlockAResize) {
   const std::string name = gpurt::test::unique_name("kxdead");
   gpurt::KxLock lock(name, 2);
   Pipe p;
-  const pid_t child = fork();
-  if (child == 0) {
-    try {
-      gpurt::KxLock mine(name, 0);
-      mine.acquire_index();
-      const char c = 'x';
-      if (write(p.fd[1], &c, 1) != 1) _exit(4);
-      for (;;) pause();
-    } catch (...) {
-      _exit(3);
-    }
-  }
+  const pid_t child = spawn_keeper(p.fd[1], [&] {
+    static std::optional<gpurt::KxLock> mine;  // the child's: lives until it is killed
+    mine.emplace(name, 0);
+    mine->acquire_index();
+  });
   wait_byte(p.fd[0]);
   kill_and_reap(child);
   lock.resize(3);  // threw LockError(EBUSY)
