@@ -248,6 +248,9 @@ TEST(Trace, AKernelNeedsItsThreadCountAndABlockCountThatItsTimesHold) {
   none.replace(none.find("\"thread_count\": 256, "), 21, "");
   EXPECT_NE(reading_error(none).find("times[2]: missing required key \"thread_count\""), std::string::npos)
       << reading_error(none);
+  std::string top = ok;
+  top.replace(top.find("{\"times\""), 1, "{\"block_count\": \"abc\", ");
+  EXPECT_NE(reading_error(top).find("block_count = \"abc\""), std::string::npos) << reading_error(top);
   std::string twice = ok;
   twice.replace(twice.find("\"thread_count\""), 0, "\"block_count\": 2, ");
   EXPECT_NE(reading_error(twice).find("times[2].block_count = 2: but block_times holds 1 block(s)"),

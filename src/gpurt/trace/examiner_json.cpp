@@ -157,6 +157,10 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     if (auto v = root.find("label")) inst.label = v->as_string();
     if (auto v = root.find("release_time")) inst.release_time = read_seconds(*v);
     if (auto v = root.find("data_size")) inst.data_size = v->as_int();
+    // The instance's own counts (each kernel entry carries its own, which the pictures use):
+    // checked all the same, so a file that says "abc" is refused, not drawn.
+    if (auto v = root.find("thread_count")) inst.thread_count = static_cast<int>(v->as_int_in(0, 1 << 20));
+    if (auto v = root.find("block_count")) inst.block_count = static_cast<int>(v->as_int_in(0, INT32_MAX));
     if (auto v = root.find("max_resident_threads")) resident_threads = v->as_int_in(1, std::int64_t{1} << 36);
     // One picture is either simulated or measured: its title says which, for every file.
     bool simulated = false;
