@@ -51,6 +51,21 @@ TEST(PbsSeed, Figure2aEdfSerialMissesJ7) {
   EXPECT_EQ(r.table[4].end.count(), 11 * kMs);
 }
 
+// The table checker refuses what PBS cannot run: EDFserial's table (J7 ends at 11 > 10) misses
+// a deadline, and a job put in a frame before it arrives (J2, due at 4, with J6 at 1) is early.
+TEST(PbsSeed, TableCheckerRefusesMissesAndEarlyJobs) {
+  const PbsSystem s = test::figure1();
+  const PbsResult serial = analyse_pbs(s, {.policy = PbsPolicy::edf_serial});
+  ASSERT_EQ(serial.table.size(), 5u);
+  EXPECT_NE(check_pbs_table(s, serial.table).find("frame 4: job 1 of task 1 misses its deadline"),
+            std::string::npos)
+      << check_pbs_table(s, serial.table);
+  std::vector<PbsFrame> early = serial.table;
+  ASSERT_EQ(early[1].jobs, (std::vector<PbsJobRef>{{1, 0}}));
+  early[1].jobs.push_back({0, 1});
+  EXPECT_EQ(check_pbs_table(s, early), "frame 1: a job has not arrived");
+}
+
 TEST(PbsSeed, Figure2bEdfParallelMissesSeveral) {
   // Every ready job joins: {J1,J6,J10} [0,6] (J1 due 4, J6 due 5 miss); {J2,J7} [6,10] (J2 due
   // 8 misses); {J3,J8,J11} [10,16] (J3 due 12, J8 due 15 miss); {J4,J9} [16,20] (J4 due 16

@@ -206,6 +206,18 @@ TEST(RtgpuBaselines, SelfSuspensionByHand) {
   EXPECT_EQ(*b[1].r2, ms(21));
 }
 
+// The device view's first-job gap counts T - D as well: A with D = 14 (T = 20) leaves
+// 6 + 1 + 1 = 8 before its next device segment, so within B's DR = 7 + 3 = 10 only one of
+// A's segments fits: 7 -> 10 -> 10 (with D = T it is 13, above).
+TEST(RtgpuBaselines, SelfSuspensionFirstGapCountsDeadline) {
+  std::string text = kPair;
+  text.replace(text.find("\"period\": 20"), 12, "\"period\": 20, \"deadline\": 14");
+  const std::vector<int> ignored{1, 1};
+  const auto b = analyse_rtgpu_allocation(parse(text), RtgpuMethod::self_suspension, ignored);
+  EXPECT_EQ(*b[0].response, ms(12));
+  EXPECT_EQ(*b[1].copy_hi[0], ms(10));
+}
+
 TEST(RtgpuBaselines, GcapsInterleaveEq3) {
   // GCAPS eq. (3), L = 1024 us, θ = 200 us: I(ν, G) = (L + θ)·ν·ceil(G/L).
   const GcapsRrParams p;
@@ -236,6 +248,22 @@ TEST(RtgpuBaselines, GcapsRoundRobinByHand) {
   const RtgpuResult r = analyse_rtgpu(s, {RtgpuMethod::gcaps_rr, RtgpuSearch::exact});
   EXPECT_TRUE(r.schedulable);
   EXPECT_EQ(r.tasks[1].virtual_sms, 4);
+}
+
+// Lemma 1's ν_i counts only the other tasks that use the GPU: a CPU-only task C adds no
+// context to round-robin with, so A keeps R = 8.672 ms (ν = 1, B) and B 23.568 ms.
+TEST(RtgpuBaselines, GcapsIgnoresCpuOnlyTasksInNu) {
+  std::string text = kPair;
+  const std::string c = R"(,
+    {"name": "C", "period": 100, "priority": 3, "cpu": [[1, 1]], "copy": [], "gpu": []}]})";
+  text.replace(text.rfind("]}"), 2, c);
+  const std::vector<int> ignored{1, 1, 0};
+  const auto b = analyse_rtgpu_allocation(parse(text), RtgpuMethod::gcaps_rr, ignored);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(*b[0].response, us(8672));
+  EXPECT_EQ(*b[1].response, us(23568));
+  // C waits for A's and B's CPU segments: 1 + 2 + 4 = 7 ms.
+  EXPECT_EQ(*b[2].response, ms(7));
 }
 
 // The two systems docs/rtgpu.md works by hand to explain where the Figs. 8-11 ordering

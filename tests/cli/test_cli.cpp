@@ -497,6 +497,14 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
             std::string::npos)
       << read("e");
   EXPECT_EQ(read("o"), "");
+  // The limit is inclusive: a file of exactly that many bytes is read, one byte less refuses it.
+  const auto size = std::filesystem::file_size(kExample);
+  for (const auto& [limit, code] : {std::pair{size, 0}, std::pair{size - 1, 2}}) {
+    const std::string exact = "GPURT_MAX_INPUT_BYTES=" + std::to_string(limit) + " " +
+                              std::string(GPURT_CLI) + " analyze smlp " + kExample + " >" + path("o") +
+                              " 2>" + path("e");
+    EXPECT_EQ(WEXITSTATUS(std::system(exact.c_str())), code) << limit << ": " << read("e");
+  }
   for (const char* args : {"platforms", "--help", "analyze smlp --help", "--version"}) {
     const std::string full = std::string(GPURT_CLI) + " " + args + " >/dev/full 2>" + path("e");
     EXPECT_EQ(WEXITSTATUS(std::system(full.c_str())), 1) << args;
@@ -1000,6 +1008,12 @@ TEST_F(Cli, OutputsWhereNoFileCanBeCreatedAndEmptyColumnNamesAreRefusedFirst) {
   EXPECT_EQ(svg.code, 2) << svg.err;
   EXPECT_NE(svg.err.find("--svg = /proc/x.svg: folder /proc is not writable"), std::string::npos) << svg.err;
   EXPECT_FALSE(std::filesystem::exists(path("r")));
+  // A missing --out folder whose nearest existing ancestor cannot take a new entry.
+  const Outcome nested = cli("simulate " + kCut + " --platform jetson-tx2 --out /proc/gpurt-x/r");
+  EXPECT_EQ(nested.code, 2) << nested.err;
+  EXPECT_EQ(nested.err,
+            "gpurt: error: command line: --out = /proc/gpurt-x/r: cannot be created: /proc is not "
+            "writable\n");
   const Outcome convert =
       cli("convert " GPURT_SOURCE_DIR "/examples/system/mixed.system.json --to smlp --out /proc/x.json");
   EXPECT_EQ(convert.code, 2) << convert.err;

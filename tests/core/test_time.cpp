@@ -37,6 +37,14 @@ TEST(Time, RejectsValuesThatDoNotFit) {
   EXPECT_FALSE(to_nanos(1e12, TimeUnit::s, Rounding::up));
   EXPECT_FALSE(to_nanos(std::numeric_limits<double>::infinity(), TimeUnit::ns, Rounding::up));
   EXPECT_FALSE(to_nanos(std::nan(""), TimeUnit::ns, Rounding::up));
+  // Exponents far past 2^63 ns are refused before scaling (10^200 would wrap a 128-bit product).
+  EXPECT_FALSE(to_nanos(1e200, TimeUnit::ns, Rounding::up));
+  EXPECT_FALSE(to_nanos(1e30, TimeUnit::s, Rounding::nearest));
+  // Negative values have the same bound as positive ones: ±9.2e18 ns fit, beyond does not.
+  EXPECT_EQ(to_nanos(-9.2e18, TimeUnit::ns, Rounding::up), Nanos{-9'200'000'000'000'000'000LL});
+  EXPECT_EQ(to_nanos(9.2e18, TimeUnit::ns, Rounding::up), Nanos{9'200'000'000'000'000'000LL});
+  EXPECT_FALSE(to_nanos(-9.3e18, TimeUnit::ns, Rounding::up));
+  EXPECT_FALSE(to_nanos(-1e12, TimeUnit::s, Rounding::up));
 }
 
 TEST(Time, ConvertsBackForOutput) {

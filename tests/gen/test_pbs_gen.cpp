@@ -1,6 +1,9 @@
 // The PBS seed's §6.1 generator: determinism, utilisation, occupancy ∝ utilisation, slowdowns.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "gpurt/gen/pbs_gen.hpp"
 
 namespace gpurt {
@@ -38,6 +41,44 @@ TEST(PbsGen, FollowsSection6_1) {
   }
   EXPECT_EQ(parse_pbs_slowdown("mixed"), PbsSlowdown::mixed);
   EXPECT_FALSE(parse_pbs_slowdown("huge").has_value());
+}
+
+// §6.1's slowdown ranges (small [1.0, 1.4), large [1.7, 1.9), mixed [1.1, 1.9)) and its
+// occupancy ceil(u_i·32), checked on 40 sets of 5 tasks each. C_i = ceil(u_i·T_i) in whole us
+// tells u_i to within 1/T_i: u_i in ((C_i − 1)/T_i, C_i/T_i], so ceil(u_i·32) lies between the
+// ceilings of the two ends (a floor falls below the lower one unless u_i·32 is within 0.08 of
+// an integer, which 200 draws do not all manage).
+TEST(PbsGen, SlowdownRangesAndOccupancyCeiling) {
+  struct Range {
+    PbsSlowdown kind;
+    double lo, hi;
+  };
+  for (const Range r : {Range{PbsSlowdown::small, 1.0, 1.4}, Range{PbsSlowdown::large, 1.7, 1.9},
+                        Range{PbsSlowdown::mixed, 1.1, 1.9}}) {
+    double least = 2, most = 0;
+    int below_ceiling = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      Rng rng(seed);
+      const auto s = generate_pbs_system(rng, {.tasks = 5, .utilization = 1.5, .slowdown = r.kind});
+      ASSERT_TRUE(s.has_value());
+      for (const PbsTask& t : s->tasks) {
+        least = std::min(least, t.slowdown);
+        most = std::max(most, t.slowdown);
+        const double p = static_cast<double>(t.period.count());
+        const double c = static_cast<double>(t.wcet.count());
+        const double lower = std::max(1.0, std::ceil((c - 1000) / p * 32 - 1e-9));
+        const double upper = std::min(32.0, std::ceil(c / p * 32));
+        EXPECT_LE(t.blocks, upper) << "seed " << seed;
+        if (t.blocks < lower) ++below_ceiling;
+      }
+    }
+    EXPECT_EQ(below_ceiling, 0);
+    EXPECT_GE(least, r.lo);
+    EXPECT_LT(most, r.hi);
+    // 200 uniform draws come within 0.05 of both ends of the range.
+    EXPECT_LT(least, r.lo + 0.05);
+    EXPECT_GT(most, r.hi - 0.05);
+  }
 }
 
 }  // namespace

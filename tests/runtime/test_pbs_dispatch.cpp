@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -293,6 +294,25 @@ TEST(PbsDispatch, BadTablesAndOptionsAreRefusedBeforeAnythingIsLaunched) {
   EXPECT_EQ(refusal({ok}, {.hyperperiods = 600'000}),
             "PBS dispatch: hyperperiods = 600000: 2 jobs a hyperperiod would make more than 1000000 job "
             "records");
+  // H = 10^15 ns (pbs@1's largest time): 10^4 + 1 hyperperiods pass 2^63 ns. Refused before any
+  // launch (a launch here would start a run of 10^19 ns).
+  const Json doc = Json::parse(R"({"format": "gpurt/pbs@1", "time_unit": "ns", "platform": "h100",
+    "tasks": [{"name": "slow", "period": 1e15, "wcet": 1000000, "blocks": 1, "threads": 64}]})");
+  const PbsSystem slow = parse_pbs_system(doc, "slow.json");
+  ASSERT_EQ(slow.tasks[0].period, Nanos{1'000'000'000'000'000});
+  // Launching throws, so a dispatcher that skipped the check fails here rather than sleeping.
+  struct NeverLaunch : PbsLauncher {
+    void launch(const PbsJobRef&, const PbsTask&) override { throw std::logic_error("launched"); }
+    void wait_frame(std::span<Nanos>) override { throw std::logic_error("waited"); }
+  } never;
+  try {
+    dispatch_pbs_table(slow, {frame(Nanos{0}, kMs, {{0, 0}})}, never, {.hyperperiods = 10'000});
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "PBS dispatch: hyperperiods = 10000: 10001 hyperperiods of 1000000000000000 ns pass 2^63 ns "
+                 "on the clock");
+  }
 }
 
 }  // namespace

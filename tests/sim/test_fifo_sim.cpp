@@ -89,6 +89,22 @@ TEST(FifoSim, LightSystemStaysBounded) {
   }
 }
 
+// A block runs C_i/(g_i·b_i) rounded up to whole ns (never shorter than its share of C_i):
+// C = 1000 ns over 3 one-thread blocks gives 334-ns blocks, all three at once on 10 threads.
+TEST(FifoSim, BlockTimesRoundUp) {
+  FifoSystem s = example("theorem1.json");
+  s.tasks.resize(1);
+  s.tasks[0].wcet = Nanos{1000};
+  s.tasks[0].grid = 3;
+  s.tasks[0].block = 1;
+  FifoSimOptions o;
+  o.jobs = 2;
+  const FifoSimResult r = simulate_fifo(s, o);
+  ASSERT_EQ(r.tasks.size(), 1u);
+  EXPECT_EQ(r.tasks[0].worst, Nanos{334});
+  EXPECT_EQ(r.tasks[0].response[1], Nanos{334});
+}
+
 TEST(FifoSim, RejectsBadOptionsAndHugeGpus) {
   FifoSystem s = example("theorem1.json");
   FifoSimOptions o;

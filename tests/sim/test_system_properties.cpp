@@ -282,11 +282,15 @@ TEST(SystemSimDissertation, Sec63PartitioningProtectsTheHighPriorityTask) {
   for (std::size_t i = 1; i < 4; ++i) {
     EXPECT_EQ(partitioned.tasks[i].units, 15);
     EXPECT_EQ(partitioned.tasks[i].worst_response, ms(12));
+    EXPECT_EQ(partitioned.tasks[i].deadline_misses, 0);  // a job ending at its deadline meets it
   }
+  EXPECT_EQ(p.deadline_misses, 0);  // 1.5 ms against D = 1.5 ms
+  EXPECT_GT(p.jobs, 20);
   // Unmanaged: the competitors' 135 blocks of 4 ms, launched 0.5 ms earlier, hold all 60 CUs;
   // medium's blocks wait until 4 ms at least (Observations 6.8-6.9: partitions improve the mean
   // and the worst case).
   EXPECT_GE(u.worst_response, ms(4.5));
+  EXPECT_GT(u.deadline_misses, 0);
   EXPECT_GT(u.mean_response, p.mean_response);
 }
 

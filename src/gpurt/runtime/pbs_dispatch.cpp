@@ -136,7 +136,11 @@ PbsDispatchResult dispatch_pbs_table(const PbsSystem& system, const std::vector<
   // deadlines of repetition r lie within [r·H, (r+2)·H)); check it once here, before launching
   // anything, so that no check inside the loop can throw halfway through a run.
   const std::int64_t t0 = monotonic_ns();
-  (void)add(Nanos{t0}, mul(reps + 1, h));
+  std::int64_t span = 0, last = 0;
+  if (__builtin_mul_overflow(reps + 1, h.count(), &span) || __builtin_add_overflow(t0, span, &last)) {
+    throw InputError("PBS dispatch", "hyperperiods", std::to_string(reps),
+                     fmt::format("{} hyperperiods of {} ns pass 2^63 ns on the clock", reps + 1, h.count()));
+  }
 
   PbsDispatchResult result;
   result.run_start_ns = t0;
