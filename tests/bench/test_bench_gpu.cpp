@@ -9,23 +9,21 @@
 #include <vector>
 
 #include "gpurt/bench/bench.hpp"
-#include "gpurt/core/cuda_probe.hpp"
 #include "gpurt/core/json.hpp"
 #include "gpurt/runtime/partition.hpp"
 
 namespace {
 
-// A preset with the device's SM count (masks and lanes must mean the device's SMs).
+// A preset with the device's SM count (masks and lanes must mean the device's SMs). Probed in a
+// forked child: a CUDA context in this process would be inherited by the workers a
+// use_processes config forks, and CUDA does not survive a fork.
 const gpurt::Platform* device_platform(std::string& why) {
-  const gpurt::ProbeResult probe = gpurt::probe_gpus();
-  if (probe.devices.empty()) {
-    why = probe.built_with_cuda ? "no CUDA device: " + probe.reason : "gpurt was built without CUDA";
-    return nullptr;
-  }
+  const int sms = gpurt::device_sms_forked(0, why);
+  if (sms == 0) return nullptr;
   for (const gpurt::Platform& p : gpurt::platform_presets()) {
-    if (p.vendor == gpurt::Vendor::nvidia && p.sms == probe.devices[0].sms) return &p;
+    if (p.vendor == gpurt::Vendor::nvidia && p.sms == sms) return &p;
   }
-  why = "no preset with " + std::to_string(probe.devices[0].sms) + " SMs";
+  why = "no preset with " + std::to_string(sms) + " SMs";
   return nullptr;
 }
 

@@ -110,6 +110,13 @@ TEST(BenchParse, RandomWalkReadsAndBuffer) {
       "additional_info": 10})")
                 .find("random_walk needs data_size >= 8"),
             std::string::npos);
+  // Its links are 32-bit indices: 2^34 bytes (2^32 links) is the most a walk can cover.
+  EXPECT_NO_THROW(parse(R"({"filename": "random_walk", "thread_count": 32, "block_count": 2,
+      "data_size": 17179869184, "additional_info": 1})"));
+  EXPECT_NE(error_of(R"({"filename": "inorder_walk", "thread_count": 32, "block_count": 2,
+      "data_size": 17179869188, "additional_info": 1})")
+                .find("data_size = 17179869188: inorder_walk walks at most 2^34 bytes"),
+            std::string::npos);
 }
 
 TEST(BenchParse, CufftIsReadByTheOneParserForBothBackends) {

@@ -256,6 +256,18 @@ TEST(Trace, AKernelNeedsItsThreadCountAndABlockCountThatItsTimesHold) {
   EXPECT_NE(reading_error(twice).find("times[2].block_count = 2: but block_times holds 1 block(s)"),
             std::string::npos)
       << reading_error(twice);
+  // A library kernel whose blocks nothing recorded (gpurt bench's cufft: thread_count 0, no
+  // block times) is read; a thread count of 0 beside recorded blocks is not.
+  std::string zero = ok;
+  zero.replace(zero.find("\"thread_count\": 256"), 19, "\"thread_count\": 0");
+  EXPECT_NE(
+      reading_error(zero).find("times[2].thread_count = 0: must be >= 1 for a kernel with recorded blocks"),
+      std::string::npos)
+      << reading_error(zero);
+  std::string library = result_with("[1.0, 2.0]", "[1.0, 1.1, 1.5]", "[]");
+  library.replace(library.find("\"thread_count\": 256"), 19, "\"thread_count\": 0");
+  library.replace(library.find("\"block_smids\": [0]"), 18, "\"block_smids\": []");
+  EXPECT_EQ(reading_error(library), "");
 }
 
 // One picture is simulated or measured: files of both kinds are refused together (the title

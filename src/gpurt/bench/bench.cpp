@@ -173,11 +173,23 @@ void check_for_gpu(const Scenario& s) {
 
 }  // namespace
 
-std::string gpu_backend_unavailable(const Platform& platform, int device) {
-  if (!gpu_backend_built()) return "gpurt was built without CUDA (no nvcc at build time)";
+int device_sms_forked(int device, std::string& why) {
+  if (!gpu_backend_built()) {
+    why = "gpurt was built without CUDA (no nvcc at build time)";
+    return 0;
+  }
   const std::string probe = probe_device(device);
-  if (probe.rfind("sms ", 0) != 0) return probe;
-  const int sms = std::stoi(probe.substr(4));
+  if (probe.rfind("sms ", 0) != 0) {
+    why = probe;
+    return 0;
+  }
+  return std::stoi(probe.substr(4));
+}
+
+std::string gpu_backend_unavailable(const Platform& platform, int device) {
+  std::string why;
+  const int sms = device_sms_forked(device, why);
+  if (sms == 0) return why;
   if (sms != platform.sms) {
     return fmt::format(
         "device {} has {} SMs but platform {} has {}: give --platform the preset or file of "

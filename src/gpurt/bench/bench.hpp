@@ -34,6 +34,10 @@ Scenario load_bench_scenario(const std::string& path, const Platform& platform, 
 /// (workers may fork later).
 std::string gpu_backend_unavailable(const Platform& platform, int device = 0);
 
+/// The SM count of CUDA device `device`, probed in a forked child as above (a caller that forks
+/// CUDA workers later must not create a context itself); 0 and `why` set when there is none.
+int device_sms_forked(int device, std::string& why);
+
 struct BenchResult {
   Trace trace;     ///< times in ns since the run's start; trace.simulated for `sim`
   SimStats stats;  ///< `sim` only

@@ -44,9 +44,11 @@ __global__ void matmul_kernel(int width, const float* a, const float* b, float* 
   const int col = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int row = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (row < width && col < width) {
+    // 64-bit offsets: row·width passes 2^31 from matrix_width 46341 (the parser allows 65536).
+    const std::int64_t w = width;
     float sum = 0.0f;
-    for (int k = 0; k < width; ++k) sum += a[row * width + k] * b[k * width + col];
-    c[row * width + col] = sum;
+    for (std::int64_t k = 0; k < w; ++k) sum += a[row * w + k] * b[k * w + col];
+    c[row * w + col] = sum;
   }
   block_end(start, records);
 }

@@ -32,11 +32,17 @@ class RecordBuffer {
   DeviceBlock* device() const { return _dev; }
   int blocks() const { return _blocks; }
 
-  /// Copies the records back (after the kernel finished) into run-time BlockRecords.
+  /// Copies the records back (after the kernel finished) into run-time BlockRecords, on the
+  /// instance's own stream: cudaMemcpy would go through the legacy NULL stream, which waits for
+  /// every other instance's kernels on blocking streams and holds up their next launches (the
+  /// examiner copies its records on the instance's stream too).
   void read(const PluginContext& ctx, std::vector<BlockRecord>& out) const {
     std::vector<DeviceBlock> host(static_cast<std::size_t>(_blocks));
-    check(cudaMemcpy(host.data(), _dev, sizeof(DeviceBlock) * host.size(), cudaMemcpyDeviceToHost),
-          "cudaMemcpy (block records)");
+    const auto stream = static_cast<cudaStream_t>(ctx.stream);
+    check(
+        cudaMemcpyAsync(host.data(), _dev, sizeof(DeviceBlock) * host.size(), cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (block records)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (block records)");
     out.clear();
     for (const DeviceBlock& b : host) {
       out.push_back({ctx.from_monotonic(static_cast<std::int64_t>(b.start_ns) - ctx.gpu_offset_ns),

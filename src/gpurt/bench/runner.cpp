@@ -93,7 +93,7 @@ void iterate(const Scenario& s, const ScenarioInstance& inst, BenchPlugin& plugi
 }
 
 Outcome run_worker(const Scenario& s, const Platform& p, std::size_t index, std::optional<int> core,
-                   WorkerBackend& backend, Barrier& start, Barrier* sync, Shared& shared) {
+                   WorkerBackend& backend, Barrier& start, Barrier* sync, Barrier& finish, Shared& shared) {
   const ScenarioInstance& inst = s.instances[index];
   Outcome out;
   out.trace.benchmark_name = inst.plugin;
@@ -132,6 +132,14 @@ Outcome run_worker(const Scenario& s, const Platform& p, std::size_t index, std:
     }
   }
   if (sync) sync->arrive_and_drop();
+  // Every worker done measuring before any cleans up, as the examiner does: a cudaFree or
+  // cudaFreeHost synchronises the device (Dissertation Pitfall 3.3) and would stretch the
+  // iterations other instances are still recording.
+  try {
+    finish.arrive_and_wait();
+  } catch (const std::exception& e) {
+    if (out.error.empty()) out.error = e.what();
+  }
   if (plugin) {
     try {
       plugin->cleanup();
@@ -159,11 +167,13 @@ std::vector<Outcome> run_threads(const Scenario& s, const Platform& p,
   const int n = static_cast<int>(s.instances.size());
   auto start = detail::make_thread_barrier(n, {&set_start, &shared});
   auto sync = s.sync_every_iteration ? detail::make_thread_barrier(n) : nullptr;
+  auto finish = detail::make_thread_barrier(n);
   std::vector<Outcome> outcomes(s.instances.size());
   std::vector<std::thread> workers;
   for (std::size_t i = 0; i < s.instances.size(); ++i) {
-    workers.emplace_back(
-        [&, i] { outcomes[i] = run_worker(s, p, i, cores[i], backend, *start, sync.get(), shared); });
+    workers.emplace_back([&, i] {
+      outcomes[i] = run_worker(s, p, i, cores[i], backend, *start, sync.get(), *finish, shared);
+    });
   }
   for (std::thread& t : workers) t.join();
   return outcomes;
@@ -177,6 +187,7 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p,
   const int n = static_cast<int>(s.instances.size());
   auto start = detail::make_process_barrier(n, {&set_start, &shared});
   auto sync = s.sync_every_iteration ? detail::make_process_barrier(n) : nullptr;
+  auto finish = detail::make_process_barrier(n);
   std::vector<pid_t> pids;
   std::vector<int> fds;
   const pid_t parent = getpid();
@@ -199,7 +210,7 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p,
         if (const auto& pct = s.instances[i].mps_thread_percentage) {
           setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", fmt::format("{}", *pct).c_str(), 1);
         }
-        Outcome o = run_worker(s, p, i, cores[i], backend, *start, sync.get(), shared);
+        Outcome o = run_worker(s, p, i, cores[i], backend, *start, sync.get(), *finish, shared);
         message = o.error.empty() ? "ok\n" + encode_instance(o.trace) : "error\n" + o.error;
       } catch (const std::exception& e) {
         message = std::string("error\n") + e.what();
@@ -257,6 +268,7 @@ std::vector<Outcome> run_processes(const Scenario& s, const Platform& p,
         shared.failed.store(1);
         start->break_all();
         if (sync) sync->break_all();
+        finish->break_all();
       }
     }
   }

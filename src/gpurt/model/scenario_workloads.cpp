@@ -116,6 +116,10 @@ void read_random_walk(const std::optional<JsonNode>& info, const JsonNode& b, Sc
     (b.has("data_size") ? b.at("data_size") : b)
         .fail(fmt::format("{} needs data_size >= 8 (bytes of the buffer to walk)", inst.plugin));
   }
+  if (inst.data_size > (std::int64_t{1} << 34)) {  // the walk's links are 32-bit indices
+    b.at("data_size")
+        .fail(fmt::format("{} walks at most 2^34 bytes (16 GiB: 2^32 four-byte links)", inst.plugin));
+  }
   HostAction k;
   k.kind = HostAction::Kind::kernel;
   k.label = inst.label.empty() ? inst.plugin : inst.label;

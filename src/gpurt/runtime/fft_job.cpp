@@ -220,7 +220,14 @@ SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int ru
   // The worst of `runs` executions on units first..first+k-1, every other unit interfering.
   const auto profile_set = [&](FftTask& task, int first, int k) {
     std::atomic<bool> stop{false};
+    // The interferer's CUDA error, if any: CUDA's last error is per host thread, so the thread
+    // reports it here, and a profile whose interference stopped is an error, not an optimistic
+    // WCET.
+    std::atomic<int> interference_error{0};
     std::thread interferer;
+    // Both streams before the thread starts: a stream that cannot be made then throws with no
+    // thread to join.
+    const cudaStream_t mine = part.stream(units_mask(first, k));
     if (k < h) {
       // §III-C: every unit the FFT does not hold runs the interfering kernel, relaunched until
       // the k-unit runs are done.
@@ -232,12 +239,17 @@ SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int ru
       interferer = std::thread([&, s, blocks] {
         cudaSetDevice(device);
         while (!stop) {
-          if (launch_interference(s, buffer, n, blocks, 1'000'000) != 0) break;
-          if (cudaStreamSynchronize(s) != cudaSuccess) break;
+          if (const int e = launch_interference(s, buffer, n, blocks, 1'000'000); e != 0) {
+            interference_error = e;
+            break;
+          }
+          if (const cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess) {
+            interference_error = static_cast<int>(e);
+            break;
+          }
         }
       });
     }
-    const cudaStream_t mine = part.stream(units_mask(first, k));
     Nanos worst{0};
     try {
       task.copy_in();
@@ -254,6 +266,7 @@ SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int ru
     }
     stop = true;
     if (interferer.joinable()) interferer.join();
+    check(static_cast<cudaError_t>(interference_error.load()), "interfering kernel");
     return worst;
   };
   try {
@@ -282,7 +295,6 @@ SmlpSystem profile_fft_gpu(const std::vector<int>& log2_sizes, int batch, int ru
     cudaFree(buffer);
     throw;
   }
-  check(cudaGetLastError(), "interfering kernel launch");
   cudaFree(buffer);
   return system;
 }

@@ -29,14 +29,18 @@ void check_rt(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw PartitionError(fmt::format("{}: {}", what, cudaGetErrorString(status)));
 }
 
+// A driver function at the version that introduced it (cudaTypedefs.h names each PFN_..._vNNNNN):
+// asking for a symbol at a version older than its first one fails with
+// cudaDriverEntryPointVersionNotSufficent even on a driver that has it.
 template <typename Fn>
-Fn entry(const char* symbol) {
+Fn entry(const char* symbol, int version = 12040) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  const cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &p, 12040, cudaEnableDefault, &found);
+  const cudaError_t e =
+      cudaGetDriverEntryPointByVersion(symbol, &p, static_cast<unsigned>(version), cudaEnableDefault, &found);
   if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr) {
-    throw PartitionError(fmt::format("CUDA driver has no {} (needs a CUDA >= 12.4 driver): {}", symbol,
-                                     cudaGetErrorString(e)));
+    throw PartitionError(fmt::format("CUDA driver has no {} (needs a CUDA >= {}.{} driver): {}", symbol,
+                                     version / 1000, version % 1000 / 10, cudaGetErrorString(e)));
   }
   return reinterpret_cast<Fn>(p);
 }
@@ -53,7 +57,8 @@ struct Driver {
   CUresult (*green_create)(CUgreenCtx*, CUdevResourceDesc, CUdevice,
                            unsigned) = entry<decltype(green_create)>("cuGreenCtxCreate");
   CUresult (*green_stream)(CUstream*, CUgreenCtx, unsigned,
-                           int) = entry<decltype(green_stream)>("cuGreenCtxStreamCreate");
+                           int) = entry<decltype(green_stream)>("cuGreenCtxStreamCreate",
+                                                                12050);  // PFN_..._v12050
   CUresult (*green_destroy)(CUgreenCtx) = entry<decltype(green_destroy)>("cuGreenCtxDestroy");
   CUresult (*stream_destroy)(CUstream) = entry<decltype(stream_destroy)>("cuStreamDestroy");
   CUresult (*error_string)(CUresult, const char**) = entry<decltype(error_string)>("cuGetErrorString");

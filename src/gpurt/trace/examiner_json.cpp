@@ -218,8 +218,13 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
       if (!entry.has("block_times")) continue;
       KernelRecord k;
       if (auto v = entry.find("kernel_name")) k.name = v->as_string();
-      // A block's height in the picture is its share of the SM's threads: required.
-      k.thread_count = static_cast<int>(entry.at("thread_count").as_int_in(1, 1 << 20));
+      // A block's height in the picture is its share of the SM's threads: required, and at least
+      // 1 where blocks were recorded (0 for a library kernel whose blocks nothing records, as
+      // gpurt bench writes for cufft).
+      const JsonNode threads = entry.at("thread_count");
+      k.thread_count = static_cast<int>(threads.as_int_in(0, 1 << 20));
+      if (k.thread_count == 0 && entry.has("block_times") && !entry.at("block_times").items().empty())
+        threads.fail("must be >= 1 for a kernel with recorded blocks");
       if (auto v = entry.find("block_count")) k.block_count = static_cast<int>(v->as_int_in(0, INT32_MAX));
       if (auto v = entry.find("shared_memory")) k.shared_memory = v->as_int();
       if (auto v = entry.find("cuda_launch_times")) {
