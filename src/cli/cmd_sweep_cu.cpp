@@ -55,8 +55,13 @@ void run_sweep_cu(const SweepCuArgs& a) {
   std::size_t target = 0;
   if (!a.instance.empty()) {
     target = base->instances.size();
-    for (std::size_t i = 0; i < base->instances.size(); ++i)
-      if (base->instances[i].label == a.instance) target = i;
+    for (std::size_t i = 0; i < base->instances.size(); ++i) {
+      if (base->instances[i].label != a.instance) continue;
+      if (target != base->instances.size())
+        throw InputError("command line", "--instance", a.instance,
+                         fmt::format("benchmarks {} and {} of {} both have this label", target, i, a.config));
+      target = i;
+    }
     if (target == base->instances.size())
       throw InputError("command line", "--instance", a.instance,
                        "no instance of " + a.config + " has this label");

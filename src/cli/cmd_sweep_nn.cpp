@@ -45,6 +45,12 @@ void run_sweep_nn(const SweepNnArgs& a) {
     throw InputError(
         "command line", "--platform", a.platform,
         "needs an AMD platform with shader engines and a CU count divisible by 4 (the seed: radeon-vii)");
+  for (const std::string& t : o.tables)
+    if (t.starts_with("6.3") && o.platform.sms <= 30)
+      throw InputError("command line", "--platform", a.platform,
+                       fmt::format("has {} CUs: table 6.3 gives the measured task 15, 20 or 30 CUs and its "
+                                   "competitors the rest, so it needs more than 30",
+                                   o.platform.sms));
   if (a.memory_bandwidth > 0 && a.memory_bandwidth < kMinMemoryBandwidth)  // as in a platform file
     throw InputError("command line", "--memory-bandwidth", fmt::format("{}", a.memory_bandwidth),
                      "must be 0 (unlimited) or in 0.01..1000000");
@@ -53,6 +59,9 @@ void run_sweep_nn(const SweepNnArgs& a) {
   if (a.lock_handoff_ms >= 0) o.model.lock_handoff = Nanos{std::llround(a.lock_handoff_ms * 1e6)};
   if (a.launch_cpu_us >= 0) o.model.launch_cpu = Nanos{std::llround(a.launch_cpu_us * 1e3)};
   if (a.host_per_image_us >= 0) o.model.host_per_image = Nanos{std::llround(a.host_per_image_us * 1e3)};
+  if (a.host_per_image_us >= 0 && o.model.launch_cpu == Nanos{0})
+    throw InputError("command line", "--host-per-image-us", fmt::format("{}", a.host_per_image_us),
+                     "applies only to pipelined launches: --launch-cpu-us 0 turns them off");
   o.duration = Nanos{static_cast<std::int64_t>(a.seconds * 1e9)};
   const std::string note =
       fmt::format("SIMULATED on {} ({} s per scenario, seed {})", o.platform.id, a.seconds, o.seed);

@@ -15,6 +15,7 @@ struct SweepArgs {
   double u_min = 0.2, u_max = 4.0, u_step = 0.2;
   bool one_copy = false;
   std::string lengths = "worst";
+  std::string search = "exact";
   std::string title;
   SweepRunArgs run;
 };
@@ -25,6 +26,8 @@ void run_sweep(const SweepArgs& a) {
   o.lengths = a.lengths == "worst"     ? RtgpuLengths::worst
               : a.lengths == "average" ? RtgpuLengths::average
                                        : RtgpuLengths::average_all;
+  o.search = a.search == "greedy" ? RtgpuSearch::greedy : RtgpuSearch::exact;
+  o.generator.utilization_option = "--u-min/--u-max/--u-step";
   o.utilizations = sweep_range(a.u_min, a.u_max, a.u_step, "--u-min/--u-max/--u-step");
   SweepPlot plot;
   plot.title = !a.title.empty()
@@ -97,8 +100,16 @@ void add_sweep_rtgpu(CLI::App& app) {
   cmd->add_flag("--throughput-gain", o.throughput_gain,
                 "Add column 'throughput_gain': the mean virtual-SM throughput gain (eq. (10), Fig. 14(b)) of "
                 "the RTGPU allocation over the sets RTGPU accepts (empty where none)");
-  cmd->add_option("--title", a->title, "Title of the --plot chart");
+  cmd->add_option("--search", a->search,
+                  "SM allocation search of every method: exact (default) or greedy (docs/rtgpu.md)")
+      ->check(CLI::IsMember({"exact", "greedy"}));
+  cmd->add_option("--max-analyses", o.analysis_limit,
+                  "Stop a set's search after this many task analyses (the sweep exits 1; default 2000000: "
+                  "STGM's exact search is exponential in the tasks)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  auto* title = cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
+  title->needs(cmd->get_option("--plot"));
   cmd->callback([a] { run_sweep(*a); });
 }
 

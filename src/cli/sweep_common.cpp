@@ -32,8 +32,9 @@ void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& a) {
       "--out", a.out,
       "CSV file; written line by line as points finish, rerun to resume, rewritten in order at the end");
   cmd->add_option("--plot", a.plot, "Also draw the finished sweep as an SVG chart here");
-  cmd->add_flag("--progress", a.progress, "Progress on stderr even when it is not a terminal");
-  cmd->add_flag("--quiet", a.quiet, "No progress on stderr");
+  auto* progress =
+      cmd->add_flag("--progress", a.progress, "Progress on stderr even when it is not a terminal");
+  cmd->add_flag("--quiet", a.quiet, "No progress on stderr")->excludes(progress);
   cmd->add_option("--max-items", a.max_items,
                   "Refuse a run with more work items (task sets of all points to compute) than this "
                   "(default 20000000: the runner keeps a slot per item, about 40 bytes)")
@@ -113,14 +114,14 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
   o.out = a.out;
   if (!a.quiet && (a.progress || ::isatty(STDERR_FILENO) != 0)) o.progress = stderr;
   const SweepOutcome outcome = run_sweep(experiment, o);
-  // Said even with --quiet: rows an earlier run wrote are kept, and their --seed and --sets are
-  // not in the file (docs/sweeps.md), so a rerun with other ones would silently mix runs.
+  // Said even with --quiet: rows an earlier run wrote are kept, and the options that made them
+  // (--seed, --sets, --seconds, the model's) are not in the file (docs/sweeps.md), so a rerun
+  // with other ones would silently mix runs.
   if (outcome.resumed > 0)
-    fmt::print(
-        stderr,
-        "gpurt: note: {} of {} points kept from {} (an earlier run's rows: their --seed and --sets are "
-        "not checked; remove the file to recompute)\n",
-        outcome.resumed, outcome.points.size(), a.out);
+    fmt::print(stderr,
+               "gpurt: note: {} of {} points kept from {} (an earlier run's rows: the options that made them "
+               "are not in the file, so not checked; remove the file to recompute)\n",
+               outcome.resumed, outcome.points.size(), a.out);
   if (a.out.empty()) fmt::print("{}", outcome.csv);
   if (!a.plot.empty()) write_file_atomically(a.plot, plot_svg(outcome.csv, plot));
   return outcome.csv;

@@ -111,12 +111,34 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
         kPbs + " --tasks 2",  // utilisation 2 from 2 tasks: every task at 1, never drawn (0 sets)
         std::string("sweep rtgpu --u-min 1e-320"), std::string("sweep rtgpu --suspension-scale 1e-10"),
         std::string("sweep nn --tables 6.3:small --seconds 0.01 --memory-bandwidth 1e-9"),
-        std::string("sweep nn --tables 6.1,6.1"), std::string("sweep nn --tables 6.3,6.3:small")}) {
+        std::string("sweep nn --tables 6.1,6.1"), std::string("sweep nn --tables 6.3,6.3:small"),
+        std::string("sweep nn --tables 6.2 --launch-cpu-us 0 --host-per-image-us 500"),
+        // A set the generator cannot reach fails inside the sweep: the option named is the sweep's,
+        // and the file this run created holds no row, so it is removed.
+        std::string("sweep rtgpu --sets 1 --u-min 0.01 --u-max 0.01 --suspension-scale 1e6"),
+        kRtgpu + " --search brute", kRtgpu + " --max-analyses 0"}) {
     const Outcome r = cli(args + " --out " + path("o.csv"));
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_NE(r.err.find(": --"), std::string::npos) << args << ": " << r.err;  // names the option
+    EXPECT_EQ(r.err.find("--utilization"), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
   }
+  // Options that do nothing without another are refused (CLI11: exit 2, nothing written).
+  for (const std::string& args : {kRtgpu + " --title T", kRtgpu + " --progress --quiet"}) {
+    const Outcome r = cli(args + " --out " + path("o.csv"));
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
+  }
+  // The exact search's limit and the greedy search are the sweep's own options: a limit of one
+  // analysis stops the sweep (exit 1, naming the options to use), the greedy search runs.
+  const Outcome limited = cli(kRtgpu + " --max-analyses 1 --quiet");
+  EXPECT_EQ(limited.code, 1) << limited.err;
+  EXPECT_NE(limited.err.find("--max-analyses"), std::string::npos) << limited.err;
+  EXPECT_EQ(limited.err.find("gpurt analyze rtgpu"), std::string::npos) << limited.err;
+  const Outcome greedy = cli(kRtgpu + " --search greedy --quiet");
+  EXPECT_EQ(greedy.code, 0) << greedy.err;
+  EXPECT_EQ(greedy.out.substr(0, greedy.out.find('\n')),
+            "point,points,utilization,sets,rtgpu,self-suspension,stgm,gcaps-rr");
   // An option of another figure is refused, not ignored (Figure 5b sweeps task counts at U = 1).
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {"sweep pbs --figure 5b --u-max 3",
@@ -245,10 +267,12 @@ TEST_F(SweepCli, MergeRefusesInfiniteNumbersAndEmptyPointsHaveNoStatistics) {
   const Outcome r = cli("sweep merge " + path("inf.csv"));
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("= 1e999: is not a finite number"), std::string::npos) << r.err;
+  // A run shorter than a job: the warm-up jobs still run to the barrier (the measured time
+  // starts there), and each task's one job begun within the duration is measured.
   const Outcome nn = cli("sweep nn --seconds 0.000001 --tables 6.2 --quiet");
   ASSERT_EQ(nn.code, 0) << nn.err;
-  EXPECT_NE(nn.out.find("\n0,6,simulated,6.2,medium,none,unmanaged,all,0,,,,\n"), std::string::npos)
-      << nn.out;
+  EXPECT_NE(nn.out.find("\n0,6,simulated,6.2,medium,none,unmanaged,all,1,"), std::string::npos) << nn.out;
+  EXPECT_EQ(nn.out.find(",0,,,,"), std::string::npos) << nn.out;
 }
 
 // `gpurt sweep nn --tables 6.2` (Dissertation Table 6.2, SIMULATED): six scenarios, and per-kernel
@@ -283,6 +307,25 @@ TEST_F(SweepCli, NnTable62PerKernelLockingCostsTheLaunches) {
     EXPECT_NE(bad.err.find("--"), std::string::npos) << args << ": " << bad.err;
     EXPECT_FALSE(fs::exists(path("bad.csv"))) << args;
   }
+  // Another AMD platform: 4-way partitions are a quarter of its CUs (48: 12 each), and Table 6.3's
+  // 15-, 20- and 30-CU partitions need more than 30 CUs (refused before anything is written).
+  const std::string vii = cli("platforms radeon-vii --json").out;
+  for (const int cus : {48, 16}) {
+    std::string platform = vii;
+    platform.replace(platform.find("\"sms\": 60"), 9, "\"sms\": " + std::to_string(cus));
+    write("amd" + std::to_string(cus) + ".json", platform);
+  }
+  const Outcome four =
+      cli("sweep nn --platform " + path("amd48.json") + " --tables 6.1 --seconds 0.01 --quiet");
+  ASSERT_EQ(four.code, 0) << four.err;
+  EXPECT_NE(four.out.find(",6.1,small,3 identical,4-way,12,"), std::string::npos) << four.out;
+  const Outcome small =
+      cli("sweep nn --platform " + path("amd16.json") + " --tables 6.2,6.3:none --out " + path("bad.csv"));
+  EXPECT_EQ(small.code, 2) << small.err;
+  EXPECT_NE(small.err.find("has 16 CUs: table 6.3 gives the measured task 15, 20 or 30 CUs"),
+            std::string::npos)
+      << small.err;
+  EXPECT_FALSE(fs::exists(path("bad.csv")));
 }
 
 // `gpurt sweep cu-masks` (Dissertation Figure 4.9, SIMULATED): isolated MM1024 (1,024 blocks of
@@ -323,5 +366,15 @@ TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
   EXPECT_EQ(labelled.code, 2) << labelled.err;
   EXPECT_NE(labelled.err.find("comma.json: benchmarks[0].label = MM1024,x: is a column"), std::string::npos)
       << labelled.err;
+  EXPECT_FALSE(fs::exists(path("bad.csv")));
+  // --instance names one instance: a label two instances share is refused, not resolved to one.
+  const std::string twice =
+      write_edited("twice.json", GPURT_SOURCE_DIR "/examples/amd/mm1024_vs_mm1024_full.json",
+                   "\"label\": \"competitor\"", "\"label\": \"measured\"");
+  const Outcome ambiguous =
+      cli("sweep cu-masks " + twice + " --instance measured --sizes 15 --out " + path("bad.csv"));
+  EXPECT_EQ(ambiguous.code, 2) << ambiguous.err;
+  EXPECT_NE(ambiguous.err.find("--instance = measured: benchmarks 0 and 1 of"), std::string::npos)
+      << ambiguous.err;
   EXPECT_FALSE(fs::exists(path("bad.csv")));
 }

@@ -345,6 +345,11 @@ TEST(NnSweep, SelectsOneCompetitorGroupOfTable63) {
   EXPECT_EQ(nn_scenarios({"6.2"}).size(), 6u);  // alone / one medium x three managements
   EXPECT_THROW(nn_scenarios({"6.3:huge"}), Error);
   EXPECT_THROW(nn_scenarios({"6.4"}), Error);
+  // On another CU count the 4-way partitions are a quarter of it; 6.3 needs more than 30 CUs.
+  EXPECT_EQ(nn_scenarios({"6.1"})[4].partition_cus, 15);
+  EXPECT_EQ(nn_scenarios({"6.1"}, 48)[4].partition_cus, 12);
+  EXPECT_EQ(nn_scenarios({"6.3"}, 31).size(), 16u);
+  EXPECT_THROW(nn_scenarios({"6.3:none"}, 30), Error);
 }
 
 TEST(NnSim, RejectsBadOptions) {

@@ -92,13 +92,13 @@ struct Search {
       if (running == RtgpuSearch::exact && method != RtgpuMethod::rtgpu) {
         throw Error(fmt::format(
             "the {} search of {} stopped after {} task analyses without an answer ({} tasks, {} SMs): its "
-            "depth-first search is exponential in the tasks; use the greedy search (`gpurt analyze rtgpu "
-            "--max-analyses` raises the limit)",
+            "depth-first search is exponential in the tasks; use the greedy search (--search greedy), or "
+            "raise the limit (--max-analyses)",
             to_string(RtgpuSearch::exact), to_string(method), limit, n(), total));
       }
       throw Error(fmt::format(
-          "the {} of {} stopped after {} task analyses without an answer ({} tasks, {} SMs; `gpurt analyze "
-          "rtgpu --max-analyses` raises the limit)",
+          "the {} of {} stopped after {} task analyses without an answer ({} tasks, {} SMs; --max-analyses "
+          "raises the limit)",
           running ? fmt::format("{} search", to_string(*running)) : std::string("analysis"),
           to_string(method), limit, n(), total));
     }

@@ -8,26 +8,31 @@
 
 namespace gpurt {
 
-std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables) {
+std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables, int cus) {
   std::vector<NnScenario> out;
   for (const std::string& t : tables) {
     if (t == "6.1") {
       for (const NnWorkload& w : us_mobilenet_workloads())
         for (const char* m : {"unmanaged", "exclusive", "2-exclusion", "2-exclusion-partitioned", "4-way"})
-          out.push_back(NnScenario{t, w.name, "3 identical", m, std::string(m) == "4-way" ? 15 : 0});
+          out.push_back(NnScenario{t, w.name, "3 identical", m, std::string(m) == "4-way" ? cus / 4 : 0});
     } else if (t == "6.2") {  // a medium task alone or against one medium competitor (§6.2.2)
       for (const char* c : {"none", "1 medium"})
         for (const char* m : {"unmanaged", "per-kernel", "per-job"})
           out.push_back(NnScenario{t, "medium", c, m, 0});
     } else if (t == "6.3" || t.starts_with("6.3:")) {
+      if (cus <= 30)
+        throw Error(
+            fmt::format("table 6.3 gives the measured task 15, 20 or 30 CUs and its competitors the "
+                        "rest: it needs more than 30 CUs, not {}",
+                        cus));
       // "6.3:none" (or small, medium, large): one competitor group of the table.
       const std::string only = t.size() > 4 ? t.substr(4) : "";
       bool any = false;
       for (const char* c : {"none", "small", "medium", "large"}) {
         if (!only.empty() && only != c) continue;
         any = true;
-        for (int cus : {15, 20, 30, 0})
-          out.push_back(NnScenario{"6.3", "medium", c, cus == 0 ? "unpartitioned" : "partitioned", cus});
+        for (int own : {15, 20, 30, 0})
+          out.push_back(NnScenario{"6.3", "medium", c, own == 0 ? "unpartitioned" : "partitioned", own});
       }
       if (!any)
         throw Error(
@@ -87,7 +92,7 @@ NnSimResult run_nn_scenario(const NnScenario& s, const NnSweepOptions& o) {
 
 SweepExperiment nn_sweep_experiment(const NnSweepOptions& o) {
   validate(o.platform);
-  auto scenarios = std::make_shared<std::vector<NnScenario>>(nn_scenarios(o.tables));
+  auto scenarios = std::make_shared<std::vector<NnScenario>>(nn_scenarios(o.tables, o.platform.sms));
   SweepExperiment e;
   e.key_columns = {"backend", "table", "task", "competitors", "management", "partition_cus"};
   e.value_columns = {"jobs", "min_ms", "max_ms", "mean_ms", "stddev_ms"};

@@ -40,7 +40,7 @@ struct NnScenario {
 };
 
 /// The scenarios of `tables`, in the seed's row order. Throws gpurt::Error for an unknown table.
-std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables);
+std::vector<NnScenario> nn_scenarios(const std::vector<std::string>& tables, int cus = 60);
 
 /// Runs one scenario.
 NnSimResult run_nn_scenario(const NnScenario& s, const NnSweepOptions& o);

@@ -78,12 +78,15 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
     SweepItem verdicts;
     std::optional<RtgpuResult> rtgpu;  // the allocation the simulated column runs
     for (RtgpuMethod m : o.methods) {
-      RtgpuResult a = analyse_rtgpu(analysed, {m, o.search});
+      RtgpuResult a =
+          analyse_rtgpu(analysed, {.method = m, .search = o.search, .analysis_limit = o.analysis_limit});
       verdicts.push_back(a.schedulable ? 1 : 0);
       if (m == RtgpuMethod::rtgpu) rtgpu = std::move(a);
     }
     if (o.simulate_jobs > 0) {
-      if (!rtgpu) rtgpu = analyse_rtgpu(analysed, {RtgpuMethod::rtgpu, o.search});
+      if (!rtgpu)
+        rtgpu = analyse_rtgpu(
+            analysed, {.method = RtgpuMethod::rtgpu, .search = o.search, .analysis_limit = o.analysis_limit});
       const RtgpuExecution execution =
           o.lengths == RtgpuLengths::worst ? RtgpuExecution::worst : RtgpuExecution::random;
       // The generator has consumed its draws: the next value of the set's own stream seeds the run.

@@ -30,6 +30,8 @@ struct RtgpuSweepOptions {
   std::vector<RtgpuMethod> methods{RtgpuMethod::rtgpu, RtgpuMethod::self_suspension, RtgpuMethod::stgm,
                                    RtgpuMethod::gcaps_rr};
   RtgpuSearch search = RtgpuSearch::exact;
+  /// Each analysis stops with gpurt::Error after this many task analyses (RtgpuOptions).
+  std::int64_t analysis_limit = RtgpuOptions{}.analysis_limit;
   int threads = 0;  ///< 0: oneTBB's default
   /// > 0: also run every set on the simulator (sim/rtgpu_sim.hpp) for this many jobs per task,
   /// every segment at its upper bound and all tasks released at 0, on the RTGPU search's

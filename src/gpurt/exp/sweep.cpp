@@ -189,6 +189,7 @@ SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
     std::fflush(o.progress);
   }
 
+  const bool existed = !o.out.empty() && std::filesystem::exists(o.out);
   if (!o.out.empty()) {
     // Start the file afresh from what survived (drops a truncated last line), then append.
     std::string text = header + "\n";
@@ -217,28 +218,40 @@ SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
     limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                   static_cast<std::size_t>(o.threads));
   }
-  tbb::parallel_for(std::size_t{0}, work.size(), [&](std::size_t w) {
-    const auto [p, j] = work[w];
-    results[p][static_cast<std::size_t>(j)] = e.run_item(p, j);
-    if (remaining[p].fetch_sub(1) != 1) return;
-    std::vector<std::string> row = full_row(e, p, e.finish_point(p, results[p]));
-    results[p] = {};
-    const std::string line = join_csv_fields(row) + "\n";
-    const std::lock_guard<std::mutex> guard(lock);
-    file.append(line);
-    done.emplace(p, std::move(row));
-    ++finished;
-    if (o.progress != nullptr) {
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::string key;
-      for (std::size_t k = 0; k < e.key_columns.size(); ++k) {
-        key += fmt::format(" {}={}", e.key_columns[k], e.keys[p][k]);
+  // A run that fails (an item throws) keeps the rows it finished, to resume from; a file this run
+  // created and finished no row of holds only the header, and is removed.
+  try {
+    tbb::parallel_for(std::size_t{0}, work.size(), [&](std::size_t w) {
+      const auto [p, j] = work[w];
+      results[p][static_cast<std::size_t>(j)] = e.run_item(p, j);
+      if (remaining[p].fetch_sub(1) != 1) return;
+      std::vector<std::string> row = full_row(e, p, e.finish_point(p, results[p]));
+      results[p] = {};
+      const std::string line = join_csv_fields(row) + "\n";
+      const std::lock_guard<std::mutex> guard(lock);
+      file.append(line);
+      done.emplace(p, std::move(row));
+      ++finished;
+      if (o.progress != nullptr) {
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::string key;
+        for (std::size_t k = 0; k < e.key_columns.size(); ++k) {
+          key += fmt::format(" {}={}", e.key_columns[k], e.keys[p][k]);
+        }
+        fmt::print(o.progress, "sweep: {}/{} points done ({} resumed), point {}:{}, {:.1f} s\n",
+                   finished + outcome.resumed, outcome.points.size(), outcome.resumed, p, key, seconds);
+        std::fflush(o.progress);
       }
-      fmt::print(o.progress, "sweep: {}/{} points done ({} resumed), point {}:{}, {:.1f} s\n",
-                 finished + outcome.resumed, outcome.points.size(), outcome.resumed, p, key, seconds);
-      std::fflush(o.progress);
+    });
+  } catch (...) {
+    file.close();
+    if (!existed && finished == 0 && !o.out.empty()) {
+      std::error_code ec;
+      std::filesystem::remove(o.out, ec);
     }
-  });
+    throw;
+  }
   file.close();
   outcome.computed = finished;
 

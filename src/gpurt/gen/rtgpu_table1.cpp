@@ -101,7 +101,7 @@ RtgpuSystem generate_rtgpu_table1(Rng& rng, const RtgpuTable1Options& o) {
   }
   if (std::abs(actual - o.utilization) > 1e-3 * o.utilization) {
     throw InputError(
-        "command line", "--utilization", fmt::format("{}", o.utilization),
+        "command line", o.utilization_option, fmt::format("{}", o.utilization),
         fmt::format("gives a set of utilization {:.6g}: periods are capped at 10^15 ns, too short "
                     "for its segments (raise the utilization or lower --suspension-scale)",
                     actual));

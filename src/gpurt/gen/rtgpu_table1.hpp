@@ -3,6 +3,8 @@
 // D_i = T_i = (Σ CL + Σ ML + Σ GW) / U_i, deadline-monotonic priorities. Deterministic per seed.
 #pragma once
 
+#include <string>
+
 #include "gpurt/core/rng.hpp"
 #include "gpurt/model/rtgpu_task.hpp"
 
@@ -17,11 +19,14 @@ struct RtgpuTable1Options {
   int tasks = 5;             ///< N (Table 1: 5)
   int subtasks = 5;          ///< M = m_i CPU segments per task (Table 1: 5)
   double utilization = 1.0;  ///< U, the taskset's total utilisation (split by UUniFast)
-  int physical_sms = 10;     ///< GN (Table 1: 10 physical SMs, 20 virtual)
-  bool two_copies = true;    ///< false: §6.1's one-copy model (the second copy has length 0)
-  MsRange cpu{1, 20};        ///< CPU segment length (Table 1)
-  MsRange copy{1, 5};        ///< memory-copy segment length (Table 1; 1/4 of GPU's upper end)
-  MsRange gpu{1, 20};        ///< GPU segment length on one SM: the work GW
+  /// The command-line option that set `utilization`, named by the error a set it cannot reach
+  /// throws (gpurt sweep rtgpu sets it from --u-min/--u-max/--u-step).
+  std::string utilization_option = "--utilization";
+  int physical_sms = 10;   ///< GN (Table 1: 10 physical SMs, 20 virtual)
+  bool two_copies = true;  ///< false: §6.1's one-copy model (the second copy has length 0)
+  MsRange cpu{1, 20};      ///< CPU segment length (Table 1)
+  MsRange copy{1, 5};      ///< memory-copy segment length (Table 1; 1/4 of GPU's upper end)
+  MsRange gpu{1, 20};      ///< GPU segment length on one SM: the work GW
   /// Multiplies the copy and GPU ranges: Fig. 8's CPU : (memory + GPU) range ratios 2:1, 1:2
   /// and 1:8 are 0.5, 2 and 8 (Table 1 itself, 1:1, is 1).
   double suspension_scale = 1.0;

@@ -387,7 +387,9 @@ class NnDriver final : public sim::SimDriver {
       // §6.2.1.1's barrier: a task that has run its warm-up jobs waits for the others; the
       // measured minute starts when the last arrives, every task beginning a job at once.
       if (++_at_barrier == _tasks.size()) open_barrier(sim);
-    } else if (sim.now() < _measure_from + _o.duration) {
+    } else if (t.started < _o.warmup_jobs || sim.now() < _measure_from + _o.duration) {
+      // Warm-up jobs run to the barrier whatever the duration (the measured time has not
+      // started); a measured job starts only within the duration after the barrier.
       begin_job(sim, i);
     }
     if (_o.management == NnManagement::k_exclusion) grant(sim);
