@@ -119,6 +119,93 @@ TEST(Engine, CopyEnginesSerialiseByDirection) {
   EXPECT_DOUBLE_EQ(end("d2h"), 0.001);
 }
 
+// A stream_action instance of `actions` (JSON objects), released at `release` seconds.
+std::string actions(const std::string& label, const std::string& list, double release = 0) {
+  return fmt::format(R"({{"filename": "stream_action.so", "log_name": "{0}.json", "label": "{0}",
+      "thread_count": 256, "block_count": 1, "release_time": {2}, "additional_info": {{"actions": [{1}]}}}})",
+                     label, list, release);
+}
+std::string action_kernel(const std::string& label, long long ns, int blocks = 1) {
+  return fmt::format(
+      R"({{"type": "kernel", "label": "{}", "parameters": {{"duration": {}, "block_count": {}}}}})", label,
+      ns, blocks);
+}
+std::string action_copy(bool async, long long bytes) {
+  return fmt::format(
+      R"({{"type": "memcpy", "parameters": {{"async": {}, "size": {}, "direction": "deviceToHost"}}}})",
+      async ? "true" : "false", bytes);
+}
+
+// With a launch latency (1 ms here) every op a call issues takes that path, kernels and copies
+// alike, and takes its place in the context's order at the call (audit, 2026-11-27; Rules A/D,
+// Pitfalls 3.3-3.4). K1 (100 ms) then a 120 MB copy (10 ms at 12 GB/s) then K2 in one stream:
+// K1 [0.001, 0.101], the copy [0.101, 0.111], K2 from 0.111 (the copy used to overtake K1). A
+// synchronous copy returns when it is done (K2 launched at 0.111, not at 0.01 before K1 even
+// started); cudaDeviceSynchronize waits for K1 although it was still in flight (K2 at 0.101); a
+// cudaFree in another thread does too, and blocks that thread's launch until then.
+TEST(Engine, LaunchLatencyKeepsStreamOrderAndSyncsWaitForWorkInFlight) {
+  const Platform tx2i = test::ideal_preset("jetson-tx2");
+  const std::string latency = R"(, "gpurt_sim": {"launch_latency_ns": 1000000})";
+  const auto run = [&](const std::vector<std::string>& benchmarks) {
+    return run_text(scenario(benchmarks, latency), tx2i);
+  };
+  const SimResult async =
+      run({actions("X", action_kernel("K1", 100'000'000, 2) + ", " + action_copy(true, 120'000'000) + ", " +
+                            action_kernel("K2", 100'000'000))});
+  EXPECT_DOUBLE_EQ(first_start(kernel(async, "K1")), 0.001);
+  EXPECT_DOUBLE_EQ(first_start(kernel(async, "K2")), 0.111);
+  const SimResult sync =
+      run({actions("X", action_kernel("K1", 100'000'000, 2) + ", " + action_copy(false, 120'000'000) + ", " +
+                            action_kernel("K2", 100'000'000))});
+  EXPECT_DOUBLE_EQ(s(kernel(sync, "K2").launch_before), 0.111);
+  EXPECT_DOUBLE_EQ(first_start(kernel(sync, "K2")), 0.112);
+  const SimResult device = run({actions("X",
+                                        action_kernel("K1", 100'000'000, 2) + R"(, {"type": "synchronize",
+      "parameters": {"device": true}}, )" + action_kernel("K2", 100'000'000))});
+  EXPECT_DOUBLE_EQ(s(kernel(device, "K2").launch_before), 0.101);
+  const SimResult freed =
+      run({spin("A", 256, 2, 100'000'000),
+           actions("X", R"({"type": "free"}, )" + action_kernel("KX", 100'000'000), 0.0005)});
+  EXPECT_DOUBLE_EQ(s(kernel(freed, "KX").launch_before), 0.101);
+  EXPECT_DOUBLE_EQ(first_start(kernel(freed, "KX")), 0.102);
+}
+
+// cudaMemcpy returns when its copy is done: the NULL stream makes the copy wait for blocking
+// streams' earlier work, but a non-blocking (stream_priority) stream's kernel holds up neither the
+// copy nor the call. P (non-blocking) spins 1 s from 0; S at 0.1 copies 12 MB (1 ms) then
+// launches KS: KS runs from 0.101. With P blocking the copy waits for P: KS from 1.001.
+TEST(Engine, ASynchronousCopyWaitsForItsOwnCopyOnly) {
+  const Platform tx2i = test::ideal_preset("jetson-tx2");
+  const std::string s_actions = action_copy(false, 12'000'000) + ", " + action_kernel("KS", 100'000'000);
+  const SimResult nonblocking =
+      run_text(scenario({spin("P", 256, 2, 1'000'000'000, 0, R"(, "stream_priority": 0)"),
+                         actions("S", s_actions, 0.1)}),
+               tx2i);
+  EXPECT_DOUBLE_EQ(first_start(kernel(nonblocking, "KS")), 0.101);
+  const SimResult blocking =
+      run_text(scenario({spin("P", 256, 2, 1'000'000'000), actions("S", s_actions, 0.1)}), tx2i);
+  EXPECT_DOUBLE_EQ(first_start(kernel(blocking, "KS")), 1.001);
+}
+
+// cudaFree blocks every other CUDA call of other threads, not only their launches (Dissertation
+// §3.5.3, "block other CUDA API calls from other CPU threads"): Figure 3.19's set-up (K1, K2
+// filling the GPU to 1.0 and 1.2, cudaFree at 0.4 returning at 1.2) plus a thread Y whose stream
+// synchronize at 0.6 blocks until 1.2; its kernel KY, 0.3 s later, launches at 1.5.
+TEST(Engine, CudaFreeBlocksOtherThreadsSyncsToo) {
+  const SimResult r = run_text(
+      scenario({spin("K1", 512, 2, 1'000'000'000), spin("K2", 512, 2, 1'000'000'000, 0.2),
+                actions("K3", R"({"type": "free"}, {"type": "kernel", "label": "K3", "delay": 0.2,
+                    "parameters": {"duration": 1000000000, "block_count": 2, "thread_count": 512}})",
+                        0.4),
+                actions("Y", R"({"type": "synchronize"}, {"type": "kernel", "label": "KY", "delay": 0.3,
+                    "parameters": {"duration": 100000000}})",
+                        0.6)}),
+      test::ideal_preset("jetson-tx2"));
+  EXPECT_DOUBLE_EQ(s(kernel(r, "K3").launch_before), 1.4);
+  EXPECT_DOUBLE_EQ(s(kernel(r, "KY").launch_before), 1.5);
+  EXPECT_DOUBLE_EQ(first_start(kernel(r, "KY")), 1.5);
+}
+
 // Whole nanoseconds exactly (audit, 2026-11-27): 732 bytes at 12 GB/s are 61 ns, which the
 // binary quotient made 62; 7 % of 100 SMs is 7 SMs for an MPS client, not the binary product's 8.
 TEST(Engine, CopyTimesAndMpsSharesAreExactCeilings) {

@@ -90,16 +90,28 @@ bool Simulator::context_idle_before(int context, std::uint64_t seq) const {
   return inc.empty() || *inc.begin() >= seq;
 }
 
-void Simulator::arrive(int id) {
+// An op is issued when its host makes the call: it takes its place in the context's order then,
+// so a synchronising call waits for it even while it is still on its way to the GPU (launch
+// latency), and a NULL-stream op issued later waits for it. It enters its stream on arrival.
+void Simulator::issue(int id) {
   Op& op = _ops[static_cast<std::size_t>(id)];
   op.seq = _op_seq++;
   Context& c = _contexts[static_cast<std::size_t>(op.context)];
   c.incomplete.insert(op.seq);
+  if (_streams[static_cast<std::size_t>(op.stream)].blocking) c.incomplete_blocking.insert(op.seq);
+}
+
+void Simulator::enqueue(int id) {
+  const Op& op = _ops[static_cast<std::size_t>(id)];
   Stream& s = _streams[static_cast<std::size_t>(op.stream)];
-  if (s.blocking) c.incomplete_blocking.insert(op.seq);
-  if (s.null_stream) c.pending_null.push_back(id);
+  if (s.null_stream) _contexts[static_cast<std::size_t>(op.context)].pending_null.push_back(id);
   s.ops.push_back(id);
   try_activate(op.stream);
+}
+
+void Simulator::arrive(int id) {
+  issue(id);
+  enqueue(id);
 }
 
 // Rule A: an op leaves the stream queue for execution when it is at the head of its stream.
@@ -412,7 +424,7 @@ void Simulator::handle(const Event& e) {
     case EventKind::op_arrive: {
       --_streams[static_cast<std::size_t>(_ops[static_cast<std::size_t>(e.a)].stream)].in_flight;
       const int host = _ops[static_cast<std::size_t>(e.a)].host;
-      arrive(e.a);
+      enqueue(e.a);  // issued at the call
       if (host >= 0) host_launch_arrived(host);
       break;
     }

@@ -42,7 +42,7 @@ struct Event {
 struct Op {
   enum class Kind : std::uint8_t { kernel, copy, memset } kind = Kind::kernel;
   int stream = 0, context = 0;
-  std::uint64_t seq = 0;   ///< arrival order in the context (NULL-stream semantics)
+  std::uint64_t seq = 0;   ///< issue order in the context (NULL-stream semantics, syncs)
   bool activated = false;  ///< reached the head of its stream (Rule A)
   // kernel
   int blocks = 0, next_block = 0, done_blocks = 0, running = 0;
@@ -143,7 +143,9 @@ class Simulator {
   int create_stream(int context, int priority, std::vector<bool> mask, bool null_stream,
                     bool blocking = true);
   /// Puts a new op at the tail of its stream now (the launch has arrived).
-  void arrive(int op);
+  void arrive(int op);   ///< issue + enqueue at once (no launch latency)
+  void issue(int op);    ///< the op takes its sequence number (the host's call)
+  void enqueue(int op);  ///< the op enters its stream (after any launch latency)
   int new_op(Op op);
   void schedule(Nanos at, EventKind kind, int a = 0, int b = 0);
   Nanos now() const noexcept { return _now; }

@@ -16,14 +16,14 @@ namespace gpurt::sim {
 
 struct Host {
   enum class Phase { iteration_begin, action_delay, action_call, children, final_sync, done };
-  enum class Wait { none, stream, context, cpu_barrier, barrier, children };
+  enum class Wait { none, stream, context, op, cpu_barrier, barrier, children };
 
   const ScenarioInstance* inst = nullptr;
   int context = 0, stream = 0;
   Phase phase = Phase::iteration_begin;
   Wait wait = Wait::none;
-  std::uint64_t wait_seq = 0;
-  int in_flight = 0;             ///< its launches issued but not arrived (launch latency)
+  std::uint64_t wait_seq = 0;    ///< Wait::context: every op before it; Wait::op: this op
+  int in_flight = 0;             ///< its ops issued but not arrived (launch latency)
   std::uint64_t stream_seq = 0;  ///< a stream sync waits for the stream's ops before this seq
   bool syncing = false;          ///< in the end-of-iteration stream sync (stream_seq is set)
   std::size_t action = 0;
@@ -171,6 +171,10 @@ void Simulator::wake_waiters(int stream, int context) {
         ready = context_idle_before(context, h.wait_seq);
         latency = _scenario.sim.sync_latency;
         break;
+      case Host::Wait::op:
+        ready = c.incomplete.count(h.wait_seq) == 0;
+        latency = _scenario.sim.sync_latency;
+        break;
       case Host::Wait::cpu_barrier:
         ready = c.cpu_barrier == 0;
         break;
@@ -190,6 +194,17 @@ void Simulator::host_step(int index) {
   const SimOptions& sim = _scenario.sim;
   Context& ctx = _contexts[static_cast<std::size_t>(h.context)];
   auto wait_until = [&](Nanos t) { schedule(t, EventKind::host_wake, index); };
+  // Every op a call issues (kernel, copy, memset) takes its place in the context's order now and
+  // reaches its stream after the launch latency: one pipeline, so a stream's ops stay in order.
+  auto submit = [&](int id) {
+    if (sim.launch_latency.count() <= 0) return arrive(id);
+    issue(id);
+    Op& op = _ops[static_cast<std::size_t>(id)];
+    ++_streams[static_cast<std::size_t>(op.stream)].in_flight;
+    ++h.in_flight;
+    op.host = index;
+    schedule(_now + sim.launch_latency, EventKind::op_arrive, id);
+  };
   auto release_cpu_barrier = [&] {
     h.holds_cpu_barrier = false;
     --ctx.cpu_barrier;
@@ -296,9 +311,9 @@ void Simulator::host_step(int index) {
           h.calling = true;
           h.call_start = _now;
         }
-        // Pitfall 3.4: while another thread of the context is inside cudaFree, launches block
-        // on the CPU until it returns.
-        if (issues_work && ctx.cpu_barrier > 0 && !h.holds_cpu_barrier) {
+        // Pitfalls 3.3-3.4: while another thread of the context is inside cudaFree, its other CUDA
+        // calls (launches, copies, syncs, allocations) block on the CPU until it returns.
+        if (ctx.cpu_barrier > 0 && !h.holds_cpu_barrier) {
           h.wait = Host::Wait::cpu_barrier;
           return;
         }
@@ -345,15 +360,7 @@ void Simulator::host_step(int index) {
                               _scenario.source, sim.max_kernels, static_cast<double>(_now.count()) / 1e9,
                               sim.max_kernels));
             }
-            const int id = new_op(std::move(op));
-            if (sim.launch_latency.count() > 0) {
-              ++_streams[static_cast<std::size_t>(h.stream)].in_flight;
-              ++h.in_flight;
-              _ops[static_cast<std::size_t>(id)].host = index;
-              schedule(_now + sim.launch_latency, EventKind::op_arrive, id);
-            } else {
-              arrive(id);
-            }
+            submit(new_op(std::move(op)));
             break;
           }
           case HostAction::Kind::copy:
@@ -378,10 +385,12 @@ void Simulator::host_step(int index) {
               op.duration = scaled(a.bytes, sim.memset_bandwidth);
             }
             const int id = new_op(std::move(op));
-            arrive(id);
+            submit(id);
             if (a.synchronous) {
-              h.wait_seq = _op_seq;  // every op up to and including this one
-              wait_for_call = true;
+              // cudaMemcpy / cudaMemset return when their own op completes: the NULL stream has made
+              // it wait for the blocking streams' earlier work, never for a non-blocking stream's.
+              h.wait_seq = _ops[static_cast<std::size_t>(id)].seq;
+              h.wait = Host::Wait::op;
             }
             break;
           }
@@ -409,12 +418,17 @@ void Simulator::host_step(int index) {
         h.phase = h.action < inst.actions.size() ? Host::Phase::action_delay : Host::Phase::final_sync;
         if (h.wait == Host::Wait::stream && !stream_synced(h)) return;
         if (h.wait == Host::Wait::context && !context_idle_before(h.context, h.wait_seq)) return;
+        if (h.wait == Host::Wait::op && ctx.incomplete.count(h.wait_seq) != 0) return;
         h.wait = Host::Wait::none;
         if (h.holds_cpu_barrier) release_cpu_barrier();
         if (call_cost.count() > 0 && issues_work) return wait_until(_now + call_cost);
         break;
       }
       case Host::Phase::final_sync: {
+        if (!h.syncing && ctx.cpu_barrier > 0 && !h.holds_cpu_barrier) {  // a CUDA call, as above
+          h.wait = Host::Wait::cpu_barrier;
+          return;
+        }
         if (!h.syncing) {  // cudaStreamSynchronize at the end of execute: called now
           h.syncing = true;
           h.stream_seq = _op_seq;
