@@ -2,6 +2,7 @@
 // at random points of a lock/unlock loop (some inside the lock's critical section, which the
 // robust mutex reports as EOWNERDEAD). The survivors must get every unit back, quickly.
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,4 +476,91 @@ TEST(ShmMutex, ARecordedHolderIsAliveUntilItsPidRunsAsAnotherProcess) {
       m->unlock();  // so that the locker's thread ends and joins
     }
   }
+}
+
+// The owner is checked every period of waiting on the clock: a waiter interrupted by signals
+// more often than the period (EINTR restarted the 10 ms wait) still takes over from a dead owner.
+TEST(ShmMutex, ADeadOwnerIsTakenOverUnderFrequentSignals) {
+  struct sigaction action {};
+  action.sa_handler = [](int) {};
+  action.sa_flags = SA_RESTART;
+  struct sigaction previous {};
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+  Sleeper child;
+  const auto pid = static_cast<std::uint32_t>(child.pid);
+  const std::uint64_t start = child.start;
+  child.kill_and_reap();
+  auto m = std::make_unique<ShmMutex>();
+  ShmMutexTestAccess::hold(*m, pid, pid, start);
+  Locker locker(*m);
+  const auto until = Clock::now() + std::chrono::seconds(2);
+  while (!locker.done.load() && Clock::now() < until) {  // a signal every 2 ms
+    pthread_kill(locker.thread.native_handle(), SIGUSR1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(locker.done.load()) << "still waiting after 2 s of signals every 2 ms";
+  if (!locker.returns_within(std::chrono::seconds(5))) m->unlock();
+  EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+  sigaction(SIGUSR1, &previous, nullptr);
+}
+
+// A record under this process's own pid but another start time is an earlier process that had
+// the pid (reused since it died): dead, so this process does not wait behind it for ever.
+TEST(ProcessAlive, OurOwnPidUnderAnotherStartTimeIsAnEarlierProcess) {
+  const gpurt::runtime::Identity& me = gpurt::runtime::self();
+  ASSERT_NE(me.start, 0u);
+  EXPECT_TRUE(gpurt::runtime::process_alive(me.pid, 0));
+  EXPECT_TRUE(gpurt::runtime::process_alive(me.pid, me.start));
+  EXPECT_FALSE(gpurt::runtime::process_alive(me.pid, me.start + 1000));
+  auto m = std::make_unique<ShmMutex>();
+  const auto pid = static_cast<std::uint32_t>(me.pid);
+  ShmMutexTestAccess::hold(*m, pid, pid, me.start + 1000);
+  Locker locker(*m);
+  const bool taken_over = locker.returns_within(std::chrono::seconds(5));
+  EXPECT_TRUE(taken_over);
+  if (!taken_over) m->unlock();
+  EXPECT_EQ(locker.result, ShmMutex::Acquired::owner_died);
+}
+
+// Lock calls are no cancellation points: a thread cancelled while it waits for units (its poll
+// reads /proc, whose open is one) goes on waiting, gets its units when the holder dies, and is
+// cancelled at its next cancellation point. Acting on the cancel inside the lock unwound through
+// noexcept code: std::terminate, and the whole process aborted.
+TEST(SmlpRobust, ACancelledWaiterDoesNotAbortTheProcess) {
+  alarm(60);
+  const std::string name = gpurt::test::unique_name("cancel");
+  gpurt::SmlpLock lock(name, 4);
+  Pipe p;
+  const pid_t child = spawn_holder(name, 4, {1, 4}, p.fd[1]);
+  wait_byte(p.fd[0]);
+  struct Waiter {
+    gpurt::SmlpLock* lock;
+    std::atomic<int> units{0};
+  } waiter{&lock};
+  pthread_t thread{};
+  ASSERT_EQ(pthread_create(
+                &thread, nullptr,
+                [](void* arg) -> void* {
+                  auto* w = static_cast<Waiter*>(arg);
+                  const int sizes[] = {1, 4};
+                  {
+                    auto g = w->lock->lock(sizes);
+                    w->units = g.units();
+                  }
+                  pthread_testcancel();
+                  return nullptr;
+                },
+                &waiter),
+            0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // three polls of the waiter
+  ASSERT_EQ(pthread_cancel(thread), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_EQ(waiter.units.load(), 0);  // still waiting, not cancelled inside the lock
+  kill_and_reap(child);
+  void* result = nullptr;
+  ASSERT_EQ(pthread_join(thread, &result), 0);
+  EXPECT_EQ(result, PTHREAD_CANCELED);
+  EXPECT_EQ(waiter.units.load(), 4);
+  gpurt::SmlpLock::unlink(name);
+  alarm(0);
 }

@@ -8,7 +8,9 @@
  * A lock lives in POSIX shared memory (/dev/shm/gpurt-smlp-NAME or gpurt-kx-NAME) until
  * gpurt_*_unlink removes it. Ownership is per thread: the thread that got units or a slot must
  * be the one that returns them. If a holder or waiter PROCESS dies (even by SIGKILL), its units,
- * slots and queue entries are reclaimed within about 50 ms by the other users of the lock. A
+ * slots and queue entries are reclaimed by the other users of the lock when one waits (its poll,
+ * every 50 ms) or gets fewer units than it asked for -- a later process that has the dead one's
+ * pid included (the start time tells them apart). A
  * thread that exits while holding units in a process that lives on is not detected: its units
  * stay held until that process exits. */
 #ifndef GPURT_GPURT_H
@@ -54,8 +56,11 @@ gpurt_smlp* gpurt_smlp_open(const char* name, int units, int policy);
  * queue under GPURT_POLICY_PRIORITY (larger first) and is ignored under FIFO. Waits with a short
  * adaptive spin, then sleeps in the kernel (futex). Returns the number of units granted (> 0),
  * or -EINVAL (bad sizes; OUT or the lock NULL) or -EAGAIN (queue full). A process stopped inside
- * the segment's nanosecond-long critical section blocks this call until it resumes (there is no
- * timeout). Thread-safe: any number of threads may share one handle. */
+ * the segment's critical section (nanoseconds; up to milliseconds while it reclaims dead
+ * processes' records, reading /proc) blocks this call until it resumes (there is no timeout).
+ * Not a cancellation point: a pthread_cancel takes effect at the caller's next one. Signals do
+ * not delay the reclaim of a dead holder. Thread-safe: any number of threads may share one
+ * handle. */
 int gpurt_smlp_lock(gpurt_smlp* lock, const int* allowed_sizes, int n, int priority, gpurt_mask* out);
 
 /** Returns the units in *HELD (all held by the calling thread; a subset of a grant is allowed)

@@ -93,8 +93,8 @@ SmlpGuard::~SmlpGuard() {
 
 void SmlpGuard::release() {
   if (_lock == nullptr) return;
-  SmlpLock* lock = std::exchange(_lock, nullptr);
-  lock->unlock(_mask);
+  _lock->unlock(_mask);  // throws (wrong thread): the guard still holds the units, and says so
+  _lock = nullptr;
 }
 
 // ---- SmlpLock ----

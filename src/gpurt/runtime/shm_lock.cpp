@@ -140,13 +140,14 @@ void reclaim(Segment& s) {
     return n;
   }
   last_check = now;
-  const std::int32_t mine = self().pid;
+  const Identity& me = self();
   std::int32_t checked[8] = {};
   int next = 0;
   const int units = unit_count(s);
   for (int u = 0; u < units; ++u) {
     const std::int32_t pid = s.owner[u].pid;
-    if (pid == 0 || pid == mine ||
+    // Our own units are alive (a record of an earlier process with our pid is not ours).
+    if (pid == 0 || (pid == me.pid && s.owner[u].start == me.start) ||
         std::find(std::begin(checked), std::end(checked), pid) != std::end(checked)) {
       continue;
     }

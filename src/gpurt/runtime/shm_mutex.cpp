@@ -23,6 +23,10 @@ ShmMutex::Acquired ShmMutex::lock_slow(const Identity& me) noexcept {
       return Acquired::ok;
     }
   }
+  // The owner is checked every kCheckPeriod of waiting, on the clock: a wait that a signal
+  // interrupts (EINTR, e.g. a 1 kHz timer) must not restart the period, or a dead owner would
+  // never be noticed by a thread that gets signals more often than that.
+  auto next_check = std::chrono::steady_clock::now() + kCheckPeriod;
   for (;;) {
     c = _word.load(std::memory_order_relaxed);
     if (c == 0) {
@@ -38,12 +42,16 @@ ShmMutex::Acquired ShmMutex::lock_slow(const Identity& me) noexcept {
       if (!_word.compare_exchange_strong(c, c | kContended, std::memory_order_relaxed)) continue;
       c |= kContended;
     }
-    if (!futex_wait(&_word, c, kCheckPeriod) && owner_dead(c)) {
-      if (_word.compare_exchange_strong(c, mine | kContended, std::memory_order_acquire,
-                                        std::memory_order_relaxed)) {
-        record_owner(me);
-        return Acquired::owner_died;
-      }
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_check) {
+      futex_wait(&_word, c, next_check - now);
+      continue;
+    }
+    next_check = now + kCheckPeriod;
+    if (owner_dead(c) && _word.compare_exchange_strong(c, mine | kContended, std::memory_order_acquire,
+                                                       std::memory_order_relaxed)) {
+      record_owner(me);
+      return Acquired::owner_died;
     }
   }
 }

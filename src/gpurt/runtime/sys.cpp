@@ -24,8 +24,24 @@ struct AtforkRegistration {
 };
 const AtforkRegistration g_atfork;
 
+// Reading /proc goes through open/opendir, which are cancellation points: a pthread_cancel
+// acted on there would unwind through the locks' noexcept functions (std::terminate), mostly
+// inside their critical section. The lock calls are no cancellation points: cancellation is off
+// while these helpers run, and a pending cancel is acted on at the caller's next one.
+class NoCancel {
+ public:
+  NoCancel() noexcept { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &_old); }
+  ~NoCancel() { pthread_setcancelstate(_old, nullptr); }
+  NoCancel(const NoCancel&) = delete;
+  NoCancel& operator=(const NoCancel&) = delete;
+
+ private:
+  int _old = PTHREAD_CANCEL_ENABLE;
+};
+
 // State (field 3) and start time (field 22) of /proc/PID/stat; false if it cannot be read.
 bool read_stat(std::int32_t pid, char* state, std::uint64_t* start) noexcept {
+  const NoCancel no_cancel;
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
   std::FILE* f = std::fopen(path, "re");
@@ -76,6 +92,7 @@ const Identity& refresh_self() noexcept {
 // Whether the zombie `pid` still runs threads: a process whose main thread called pthread_exit
 // shows state Z for its leader while the others run; a dead, unreaped one has only the leader.
 bool has_running_threads(std::int32_t pid) noexcept {
+  const NoCancel no_cancel;
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
   DIR* dir = opendir(path);
@@ -90,7 +107,9 @@ bool has_running_threads(std::int32_t pid) noexcept {
 
 bool process_alive(std::int32_t pid, std::uint64_t start) noexcept {
   if (pid <= 0) return false;
-  if (pid == self().pid) return true;
+  // Our own pid: alive only as this process. A record of an earlier process that had our pid
+  // (reused after it died) is dead, or this process would wait behind it for ever.
+  if (pid == self().pid) return start == 0 || start == self().start || self().start == 0;
   // Only "no such process" is dead. A process of another user (EPERM; /proc hidden by hidepid)
   // and a /proc entry that cannot be read (out of descriptors) are alive: freeing a live
   // holder's units would hand its SMs to a second job.
