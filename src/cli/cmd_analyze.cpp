@@ -27,9 +27,9 @@ Json smlp_json(const SmlpResult& r, TimeUnit unit) {
                          {"allowed_units", t.allowed_units},
                          {"l_max", from_nanos(t.l_max, unit)},
                          {"a_max", from_nanos(t.a_max, unit)},
-                         {"blocking_bound", from_nanos(t.blocking_bound, unit)},
-                         {"response_bound", from_nanos(t.response_bound, unit)},
-                         {"job_bound", from_nanos(t.job_bound, unit)},
+                         {"blocking_bound", from_nanos_up(t.blocking_bound, unit)},
+                         {"response_bound", from_nanos_up(t.response_bound, unit)},
+                         {"job_bound", from_nanos_up(t.job_bound, unit)},
                          {"period", t.period ? Json(from_nanos(*t.period, unit)) : Json(nullptr)},
                          {"deadline", t.deadline ? Json(from_nanos(*t.deadline, unit)) : Json(nullptr)},
                          {"schedulable", t.schedulable}});

@@ -18,7 +18,7 @@ namespace {
 struct SystemArgs {
   std::string file, policy = "smlp", model = "calibrated";
   double horizon = 0, jitter = 0;
-  int k = 2;
+  int k = 0;  // 0: not given (kx: 2)
   bool kx_shared = false, job_lock = false, offsets = false, json = false;
   std::uint64_t seed = 1;
   double max_jobs = 10'000'000;  // jobs released in all, without --max-jobs
@@ -32,9 +32,20 @@ void run_simulate_system(const SystemArgs& a) {
   } catch (const Error& e) {
     throw InputError("--policy", "", a.policy, e.what());
   }
+  // Every task is released periodically: a task without a period or a deadline (which analyze
+  // smlp accepts) cannot be simulated.
+  for (std::size_t i = 0; i < system.tasks.size(); ++i) {
+    const bool period = i < system.timing.size() && system.timing[i].period;
+    if (!period && !system.tasks[i].deadline)
+      throw InputError(a.file, fmt::format("tasks[{}]", i), system.tasks[i].name,
+                       "has neither a period nor a deadline: simulate-system releases every task "
+                       "periodically (give \"period\")");
+  }
   if (!(a.horizon > 0)) throw InputError("--horizon", "", fmt::format("{}", a.horizon), "must be > 0");
   const auto horizon = to_nanos(a.horizon, system.time_unit, Rounding::up);
-  if (!horizon) throw InputError("--horizon", "", fmt::format("{}", a.horizon), "is out of range");
+  if (!horizon)
+    throw InputError("--horizon", "", fmt::format("{}", a.horizon),
+                     fmt::format("is out of range: at most 9.2e18 ns ({})", to_string(system.time_unit)));
   o.horizon = *horizon;
   // Jobs released in all, at most (periodic releases; jitter only lengthens the gaps).
   double releases = 0;
@@ -54,9 +65,12 @@ void run_simulate_system(const SystemArgs& a) {
                     releases, a.max_jobs));
   }
   if (!(a.jitter >= 0)) throw InputError("--jitter", "", fmt::format("{}", a.jitter), "must be >= 0");
-  if (a.k < 1 || a.k > system.platform.units())
-    throw InputError("--k", "", std::to_string(a.k), fmt::format("must be 1..{}", system.platform.units()));
-  o.k = a.k;
+  if (o.policy != Arbitration::k_exclusion && a.k != 0)
+    throw InputError("--k", "", std::to_string(a.k), "applies only to --policy kx");
+  const int k = a.k != 0 ? a.k : std::min(2, system.platform.units());
+  if (k < 1 || k > system.platform.units())
+    throw InputError("--k", "", std::to_string(k), fmt::format("must be 1..{}", system.platform.units()));
+  o.k = k;
   o.kx_partitioned = !a.kx_shared;
   o.job_level_lock = a.job_lock;
   o.sporadic_jitter = a.jitter;
@@ -200,7 +214,7 @@ void add_simulate_system(CLI::App& app) {
   cmd->add_option("--horizon", args->horizon, "Release jobs until this time (file's time unit)")
       ->required()
       ->check(finite_positive());
-  cmd->add_option("--k", args->k, "k-exclusion slots (default 2)");
+  cmd->add_option("--k", args->k, "k-exclusion slots, --policy kx only (default 2, or 1 on a one-unit GPU)");
   cmd->add_flag("--kx-shared", args->kx_shared, "k-exclusion without partitions (holders share the GPU)");
   cmd->add_flag("--job-lock", args->job_lock, "Hold the lock for whole jobs, CPU segments included");
   cmd->add_option("--jitter", args->jitter,

@@ -83,6 +83,53 @@ TEST_F(Cli, CheckExitsOneWhenUnschedulableAndZeroWhenSchedulable) {
 // A job's bound adds the task's CPU segments to Lemma 2; a task without a deadline has its
 // period as one; a bound above the period is not claimed (Lemma 1 counts one request per task).
 // The verdicts agree with `gpurt report` and with what simulate-system shows for the same files.
+// Inputs each within their limits whose combination the analysis cannot represent, or that a
+// command cannot run, are bad input naming the file and field (audit, 2026-11-27): an area
+// k·L(i,k) past 2^63 ns (10^15 ns on 9224 units), a task that simulate-system cannot release
+// (no period, no deadline), and --k given to another policy; a one-unit GPU simulates without
+// --k. Bounds past 2^53 ns print in JSON never below their exact value.
+TEST_F(Cli, SmlpInputsTheAnalysisOrSimulatorCannotTakeAreBadInput) {
+  std::string units;
+  for (int k = 0; k < 9224; ++k) units += (k == 0 ? "" : ",") + std::string("1e15");
+  const std::string big = write("big.json", R"({"format": "gpurt/smlp@1", "time_unit": "ns",
+      "platform": {"preset": "h100", "sms": 9224, "partition_unit": 1}, "rho": 1000000,
+      "tasks": [{"name": "a", "wcet_by_units": [)" +
+                                                units + "]}]}");
+  const Outcome area = cli("analyze smlp " + big);
+  EXPECT_EQ(area.code, 2) << area.err;
+  EXPECT_NE(area.err.find("big.json: tasks[0].wcet_by_units[9223] = 1e+15: makes the area A = 9224 x L"),
+            std::string::npos)
+      << area.err;
+  const std::string no_period = write("np.json", R"({"format": "gpurt/smlp@1", "time_unit": "us",
+      "platform": "rtx3060ti", "tasks": [{"name": "a", "wcet_by_units": [20], "period": 100},
+                                         {"name": "b", "wcet_by_units": [20]}]})");
+  EXPECT_EQ(cli("analyze smlp " + no_period).code, 0);
+  const Outcome np = cli("simulate-system " + no_period + " --horizon 300");
+  EXPECT_EQ(np.code, 2) << np.err;
+  EXPECT_NE(np.err.find("np.json: tasks[1] = b: has neither a period nor a deadline"), std::string::npos)
+      << np.err;
+  const std::string one = write("one.json", R"({"format": "gpurt/smlp@1", "time_unit": "us",
+      "platform": {"preset": "rtx3060ti", "sms": 2}, "tasks": [{"name": "a", "wcet_by_units": [10], "period": 30},
+                                                               {"name": "b", "wcet_by_units": [10], "period": 30}]})");
+  for (const char* policy : {"be", "smlp", "kx"})  // (federated needs a unit per task)
+    EXPECT_EQ(cli("simulate-system " + one + " --horizon 300 --policy " + policy).code, 0) << policy;
+  const Outcome k = cli("simulate-system " + one + " --horizon 300 --policy smlp --k 1");
+  EXPECT_EQ(k.code, 2) << k.err;
+  EXPECT_NE(k.err.find("--k: applies only to --policy kx"), std::string::npos) << k.err;
+  std::string tasks;
+  for (int i = 0; i < 20; ++i)
+    tasks += fmt::format(R"({}{{"name": "t{}", "wcet_by_units": [999999999999999]}})", i == 0 ? "" : ",", i);
+  const std::string wide = write("wide.json", R"({"format": "gpurt/smlp@1", "time_unit": "ns",
+      "platform": {"preset": "rtx3060ti", "sms": 2}, "tasks": [)" +
+                                                  tasks + "]}");
+  const Outcome json = cli("analyze smlp " + wide + " --json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  const gpurt::Json j = gpurt::parse_json(json.out, "stdout");
+  const double blocking = j["tasks"][0]["blocking_bound"].get<double>();
+  // 19 other tasks, H = 1: 18999999999999981 ns, which the nearest double (…980) is below.
+  EXPECT_GE(static_cast<long double>(blocking), 18'999'999'999'999'981.0L);
+}
+
 TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   const std::string cpu = write("cpu.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
       "platform": "jetson-tx1", "tasks": [{"name": "a", "wcet_by_units": [5], "period": 20,

@@ -106,7 +106,7 @@ TEST(Json, TypedAccessorsNamePathAndValue) {
   EXPECT_EQ(error_of([&] { a[2].as_int(); }), "v.json: a[2] = 2.5: must be a whole number");
   EXPECT_EQ(error_of([&] { a[3].as_number(); }), "v.json: a[3] = \"x\": must be a number, not a string");
   EXPECT_EQ(error_of([&] { a[4].as_positive_time(TimeUnit::s, Rounding::up); }),
-            "v.json: a[4] = 1e+300: is too large");
+            "v.json: a[4] = 1e+300: is too large (a time must be below 9.2e18 ns, about 292 years)");
   EXPECT_EQ(error_of([&] { a[0].as_int_in(2, 3); }), "v.json: a[0] = 1: must be in 2..3");
   EXPECT_EQ(error_of([&] { JsonNode(doc, "v.json").at("c"); }),
             "v.json: (top level): missing required key \"c\"");

@@ -47,6 +47,18 @@ TEST(Time, RejectsValuesThatDoNotFit) {
   EXPECT_FALSE(to_nanos(-1e12, TimeUnit::s, Rounding::up));
 }
 
+// Past 2^53 ns a double no longer holds every nanosecond: a bound printed in JSON takes the
+// next double up where the nearest is below it, never a smaller time.
+TEST(Time, FromNanosUpIsNeverBelowTheExactValue) {
+  const Nanos t{18'999'999'999'999'981};
+  EXPECT_LT(static_cast<std::int64_t>(from_nanos(t, TimeUnit::ns)), t.count());  // the nearest is below
+  EXPECT_GE(static_cast<std::int64_t>(from_nanos_up(t, TimeUnit::ns)), t.count());
+  EXPECT_EQ(from_nanos_up(Nanos{1'500'000}, TimeUnit::ms), 1.5);  // exact values are unchanged
+  EXPECT_EQ(from_nanos_up(Nanos{1'360'000}, TimeUnit::ms), 1.36);
+  const double us = from_nanos_up(t, TimeUnit::us);
+  EXPECT_GE(static_cast<long double>(us) * 1000, static_cast<long double>(t.count()));
+}
+
 TEST(Time, ConvertsBackForOutput) {
   EXPECT_DOUBLE_EQ(from_nanos(Nanos{9'271'843}, TimeUnit::us), 9271.843);
   EXPECT_DOUBLE_EQ(from_nanos(Nanos{1'500'000}, TimeUnit::ms), 1.5);

@@ -313,7 +313,7 @@ Nanos JsonNode::as_positive_time(TimeUnit unit, Rounding rounding) const {
   const double v = as_number();
   if (!(v > 0)) fail("must be > 0");
   const auto t = to_nanos(v, unit, rounding);
-  if (!t) fail("is too large");
+  if (!t) fail("is too large (a time must be below 9.2e18 ns, about 292 years)");
   if (t->count() <= 0) fail(fmt::format("must be at least 1 ns (time_unit is {})", to_string(unit)));
   return *t;
 }
@@ -322,7 +322,7 @@ Nanos JsonNode::as_nonnegative_time(TimeUnit unit, Rounding rounding) const {
   const double v = as_number();
   if (v < 0) fail("must be >= 0");
   const auto t = to_nanos(v, unit, rounding);
-  if (!t) fail("is too large");
+  if (!t) fail("is too large (a time must be below 9.2e18 ns, about 292 years)");
   return *t;
 }
 

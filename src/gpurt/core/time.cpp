@@ -146,6 +146,18 @@ double from_nanos(Nanos t, TimeUnit unit) {
   return static_cast<double>(q) + static_cast<double>(r) / static_cast<double>(per);
 }
 
+double from_nanos_up(Nanos t, TimeUnit unit) {
+  const double d = from_nanos(t, unit);
+  const std::int64_t per = nanos_per(unit);
+  if (per == 1) {  // exact comparison in 128 bits
+    __extension__ const __int128 back = static_cast<__int128>(d);
+    return back < t.count() ? std::nextafter(d, std::numeric_limits<double>::infinity()) : d;
+  }
+  // The quotient in long double (64-bit mantissa on x86-64) is far closer than d's rounding.
+  const long double exact = static_cast<long double>(t.count()) / static_cast<long double>(per);
+  return static_cast<long double>(d) < exact ? std::nextafter(d, std::numeric_limits<double>::infinity()) : d;
+}
+
 std::int64_t monotonic_ns() noexcept {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -34,6 +34,9 @@ std::optional<Nanos> to_nanos(double value, TimeUnit unit, Rounding rounding);
 
 /// Converts nanoseconds to a value in `unit` for output (exact when the unit divides it).
 double from_nanos(Nanos t, TimeUnit unit);
+/// The same, never below the exact value: the nearest double, or the next one up where that is
+/// below it (past 2^53 ns a double no longer holds every nanosecond; a bound must not shrink).
+double from_nanos_up(Nanos t, TimeUnit unit);
 
 /// CLOCK_MONOTONIC now, in nanoseconds: the clock of runs, locks and benchmarks on the host.
 std::int64_t monotonic_ns() noexcept;

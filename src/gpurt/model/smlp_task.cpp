@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -38,6 +39,13 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTimin
   for (const JsonNode& entry : entries) {
     // A WCET is an upper bound: a fraction of a nanosecond rounds up.
     task.wcet_by_units.push_back(capped_task_time(entry, entry.as_positive_time(unit, Rounding::up)));
+    // Its area A(i,k) = k·L(i,k) is a time of the analysis (Lemma 1 sums them): it must fit in
+    // 64-bit nanoseconds (10^15 ns on 9224 units does not).
+    const auto k = static_cast<std::int64_t>(task.wcet_by_units.size());
+    if (task.wcet_by_units.back().count() > std::numeric_limits<std::int64_t>::max() / k) {
+      entry.fail(fmt::format("makes the area A = {} x L = {} x {} ns, past 2^63 ns (about 292 years)", k, k,
+                             task.wcet_by_units.back().count()));
+    }
   }
   if (auto rho = node.find("rho")) task.rho = read_rho(*rho);
   if (auto allowed = node.find("allowed_units")) {
