@@ -179,7 +179,8 @@ void add_analyze_pbs(CLI::App& analyze) {
       ->check(CLI::Range(0.0, 1e9));
   pbs->add_option(
          "--max-jobs", args->max_jobs,
-         "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000; about 0.5 KiB a job)")
+         "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000; about 0.5 KiB a job). "
+         "Every policy also refuses a task with more than 1000000 jobs in the hyperperiod")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   pbs->add_flag("--no-merge", args->no_merge,
                 "GPUSched: merge no vertex at all (every eligible order its own vertex: the tree of the "

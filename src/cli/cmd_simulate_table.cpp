@@ -240,7 +240,9 @@ void run_dispatch(const PlayArgs& a) {
 // The options both table commands share: the file, whose table, the strategy, the search budgets.
 void add_table_options(CLI::App* cmd, PlayArgs& args) {
   cmd->add_option("FILE", args.file, "gpurt/pbs@1 task file")->required();
-  cmd->add_option("--policy", args.policy, "Whose table: gpusched (default), edf-serial, edf-parallel");
+  cmd->add_option("--policy", args.policy,
+                  "Whose table: gpusched (default), edf-serial, edf-parallel, gpusched-reference (the seed's "
+                  "search as printed)");
   cmd->add_option("--strategy", args.strategy, "time-triggered (default) or when-done");
   cmd->add_option("--max-vertices", args.max_vertices,
                   "GPUSched: stop after creating this many vertices, with exit 1 (default 1000000)")

@@ -184,6 +184,18 @@ TEST_F(Cli, AnalyzeSmlpCountsCpuSegmentsPeriodsAndOverlappingJobs) {
   EXPECT_DOUBLE_EQ(fj["tasks"][0]["deadline"].get<double>(), 10.0);  // implicit D = T, as analyze smlp
   EXPECT_EQ(fj["tasks"][0]["policy_bound_holds"], true);
   EXPECT_EQ(fj["tasks"][0]["policy_bound_claimed"], true);
+  // The SMLP column bounds only the SMLP with a kernel lock: under kx (k = 1) B's 20 ms passes it
+  // (15 ms) but not kx's own bound (20 ms): no "!", exit 0, and the SMLP bound is not claimed.
+  const std::string two = write("two.json", R"({"format": "gpurt/smlp@1", "time_unit": "ms",
+      "platform": "jetson-tx2", "rho": 1.0, "tasks": [
+      {"name": "A", "wcet_by_units": [10, 10], "period": 100},
+      {"name": "B", "wcet_by_units": [10, 10], "period": 100}]})");
+  const Outcome kx = cli("simulate-system " + two + " --policy kx --k 1 --horizon 100 --model ideal --json");
+  EXPECT_EQ(kx.code, 0) << kx.err;
+  const gpurt::Json kj = gpurt::parse_json(kx.out, "stdout");
+  EXPECT_DOUBLE_EQ(kj["tasks"][1]["worst_response"].get<double>(), 20.0);
+  EXPECT_EQ(kj["tasks"][1]["smlp_bound_claimed"], false);
+  EXPECT_EQ(kj["tasks"][1]["policy_bound_holds"], true);
 
   // A claimed bound that the simulated worst passes is not "holding": on the Radeon VII, k = 5
   // slots of 12 CUs, slot 1 split 3 + 9 over two shader engines, runs b's 2.5 ms kernel (12
@@ -726,6 +738,23 @@ TEST_F(Cli, OutputsSpelledDifferentlyAreOneFileAndSweepsKeepOffTheirInputs) {
   EXPECT_EQ(code, 2) << err;
   EXPECT_NE(err.find("--svg = tx2.json: is also an input"), std::string::npos) << err;
   EXPECT_EQ(read("tx2.json"), shown.out);
+}
+
+// simulate-rtgpu on a preset with a fitted model: kernels never run below Lemma 5.1's best case
+// (RtgpuSim.CalibratedKernelsNeverRunBelowTheLowerBound), so L stays within its 14.1 ms bound,
+// every bound shown holds, and the exit status is 0 (a task above its bound is an error, exit 1).
+TEST_F(Cli, SimulateRtgpuChecksEveryBoundItShows) {
+  const std::string f = write("cal.json", R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "rtx3060ti", "sms": 2}, "tasks": [
+        {"name": "H", "period": 100, "priority": 1, "cpu": [[5, 5], [5, 5], [0.1, 0.1]],
+         "copy": [[0, 0], [0, 0], [0, 0], [0, 0]],
+         "gpu": [{"work": [20, 20], "overhead": 0, "alpha": 1}, {"work": [20, 20], "overhead": 0, "alpha": 1}]},
+        {"name": "L", "period": 200, "priority": 2, "cpu": [[9, 9]], "copy": [], "gpu": []}]})");
+  const Outcome r = cli("simulate-rtgpu " + f + " --jobs 5 --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const gpurt::Json j = gpurt::parse_json(r.out, "stdout");
+  for (const auto& t : j["tasks"]) EXPECT_EQ(t["bound_holds"], true) << t.dump();
+  EXPECT_LE(j["tasks"][1]["max_response"].get<double>(), 14.1);
 }
 
 // Job limits bound the whole run, not one task's share: simulate-rtgpu --jobs and analyze fifo

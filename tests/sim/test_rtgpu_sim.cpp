@@ -6,6 +6,7 @@
 
 #include "gpurt/analysis/rtgpu.hpp"
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/json.hpp"
 #include "gpurt/sim/rtgpu_sim.hpp"
 
 namespace gpurt {
@@ -130,6 +131,33 @@ TEST(RtgpuSim, RandomLengthsStayWithinLowerAndUpperBounds) {
     }
     EXPECT_EQ(r.late_kernels + r.late_copies, 0);
   }
+}
+
+// On a preset with a fitted performance model (rtx3060ti) a WCET kernel may run shorter, but
+// never below Lemma 5.1's best case GR_lo = GW_lo / 2GN_i, which the analysis counts on: H's
+// two 20 ms GPU segments on 1 SM (2 virtual) take at least 10 ms each, so H's CPU segments come
+// at least 10 ms apart and L (CL 9) meets its bound 9 + 5.1 = 14.1 ms. A kernel shortened to
+// about 7.3 ms let L end at 19 ms (audit, 2026-11-27).
+TEST(RtgpuSim, CalibratedKernelsNeverRunBelowTheLowerBound) {
+  const RtgpuSystem s = parse_rtgpu_system(parse_json(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+      "platform": {"preset": "rtx3060ti", "sms": 2}, "tasks": [
+        {"name": "H", "period": 100, "priority": 1, "cpu": [[5, 5], [5, 5], [0.1, 0.1]],
+         "copy": [[0, 0], [0, 0], [0, 0], [0, 0]],
+         "gpu": [{"work": [20, 20], "overhead": 0, "alpha": 1}, {"work": [20, 20], "overhead": 0, "alpha": 1}]},
+        {"name": "L", "period": 200, "priority": 2, "cpu": [[9, 9]], "copy": [], "gpu": []}]})",
+                                                      "cal.json"),
+                                           "cal.json");
+  ASSERT_GT(s.platform.model.kernel_jitter + s.platform.model.jitter + s.platform.model.switch_cost, 0.0);
+  const std::vector<int> sms = {1, 1};
+  const auto bounds = analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, sms);
+  ASSERT_TRUE(bounds[1].response.has_value());
+  EXPECT_EQ(*bounds[1].response, ms(14.1));
+  RtgpuSimOptions o;
+  o.physical_sms = sms;
+  o.jobs = 5;
+  const RtgpuSimResult r = simulate_rtgpu(s, o);
+  EXPECT_LE(r.tasks[1].worst, *bounds[1].response);
+  EXPECT_GE(r.tasks[0].best, ms(5 + 10 + 5 + 10 + 0.1));  // both GPU segments at least GR_lo
 }
 
 TEST(RtgpuSim, RejectsBadAllocationsAndOptions) {

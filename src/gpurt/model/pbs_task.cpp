@@ -113,8 +113,10 @@ Nanos pbs_hyperperiod(const PbsSystem& system, std::int64_t max_jobs_per_task) {
   long double work = 0;  // Σ jobs × C × s over the hyperperiod
   for (const PbsTask& task : system.tasks) {
     if (h / task.period.count() > max_jobs_per_task) {
-      throw Error(fmt::format("task {} has {} jobs in the hyperperiod (more than {})", task.name,
-                              h / task.period.count(), max_jobs_per_task));
+      throw Error(
+          fmt::format("task {} has {} jobs in the hyperperiod (more than {}, the most of one task the "
+                      "PBS analyses take; --max-jobs does not raise it)",
+                      task.name, h / task.period.count(), max_jobs_per_task));
     }
     work += static_cast<long double>(h / task.period.count()) * static_cast<long double>(task.wcet.count()) *
             static_cast<long double>(task.slowdown);

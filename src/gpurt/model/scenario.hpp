@@ -63,6 +63,9 @@ struct KernelSpec {
   /// scales it by its realised factor over its worst factor, so it can only shorten it and a
   /// simulated response never exceeds a bound computed from the same WCET.
   bool wcet_time = false;
+  /// With wcet_time: the performance model never shortens a block below this (the task model's
+  /// best case; an analysis that counts on lower bounds stays sound). 0: only above 1 ns.
+  Nanos min_time{0};
   /// SMs this launch may use (size = platform SMs), overriding its stream's mask: multikernel's
   /// per-kernel "sm_mask" (libsmctrl's next-launch mask); empty = the stream's.
   std::vector<bool> sm_mask;

@@ -191,6 +191,7 @@ void Simulator::driver_launch(int stream, const KernelSpec& kernel, int tag, int
   op.locality = locality >= 0 ? locality : (1 << 24) + stream;
   op.memory_fraction = kernel.memory_fraction;
   op.wcet_time = kernel.wcet_time;
+  op.min_time = kernel.min_time;
   op.driver_tag = tag;
   ++_stats.kernels;
   arrive(new_op(std::move(op)));
@@ -243,9 +244,10 @@ void Simulator::start_block(int id, int sm) {
   }
   const Stream& stream = _streams[static_cast<std::size_t>(op.stream)];
   const int mask_sms = op.mask.empty() ? stream.mask_sms : op.mask_sms;
-  duration = _perf.start(BlockStart{
-      duration, sm, op.locality, std::min(op.blocks, mask_sms), op.memory_fraction, op.wcet_time,
-      op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block), static_cast<std::uint64_t>(op.seq)});
+  duration =
+      _perf.start(BlockStart{duration, sm, op.locality, std::min(op.blocks, mask_sms), op.memory_fraction,
+                             op.wcet_time, op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block),
+                             static_cast<std::uint64_t>(op.seq), op.min_time});
   if (op.running++ == 0) ++_kernels_running;
   _stats.busy_thread_time += static_cast<double>(duration.count()) * op.shape.threads;
   Context& ctx = _contexts[static_cast<std::size_t>(op.context)];

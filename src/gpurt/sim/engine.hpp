@@ -52,6 +52,7 @@ struct Op {
   int locality = 0;            ///< performance model: working set (KernelSpec::locality)
   double memory_fraction = 0;  ///< performance model: memory-bound part of a block
   bool wcet_time = false;      ///< performance model: block_time is a worst case
+  Nanos min_time{0};           ///< ... shortened never below this (KernelSpec::min_time)
   int record = -1;             ///< index into Simulator::_records, -1 when not recording
   std::vector<bool> mask;      ///< the launch's own SM mask (KernelSpec::sm_mask); empty: its stream's
   int mask_sms = 0;            ///< SMs `mask` allows (when not empty)

@@ -333,6 +333,7 @@ void Simulator::host_step(int index) {
             op.locality = a.kernel.locality >= 0 ? a.kernel.locality : index;
             op.memory_fraction = a.kernel.memory_fraction;
             op.wcet_time = a.kernel.wcet_time;
+            op.min_time = a.kernel.min_time;
             if (_options.record && h.current) {
               KernelRecord r;
               r.name = a.kernel.name;

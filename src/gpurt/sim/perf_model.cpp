@@ -59,7 +59,8 @@ Nanos PerfModel::start(const BlockStart& b) {
     factor /= (1.0 + _p.switch_cost) * (1.0 + _p.coresidence_cost) * (1.0 + _p.jitter) *
               (1.0 + _p.kernel_jitter) * spread;
     const double ns = std::floor(static_cast<double>(b.isolated.count()) * std::min(1.0, factor));
-    return Nanos{std::clamp<std::int64_t>(static_cast<std::int64_t>(ns), 1, b.isolated.count())};
+    const std::int64_t least = std::clamp<std::int64_t>(b.floor.count(), 1, b.isolated.count());
+    return Nanos{std::clamp<std::int64_t>(static_cast<std::int64_t>(ns), least, b.isolated.count())};
   }
   const double ns = std::ceil(static_cast<double>(b.isolated.count()) * factor);
   // Parameters are bounded (perf_params.cpp) and block times by the scenario limits, so this

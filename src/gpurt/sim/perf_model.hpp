@@ -32,6 +32,8 @@ struct BlockStart {
   /// Identifies the block's kernel launch (its arrival sequence): the draw of `kernel_jitter`,
   /// shared by every block of the launch, is a function of the seed and this alone.
   std::uint64_t kernel = 0;
+  /// With `wcet`: the shortest the block may run (the task model's best case), at most `isolated`.
+  Nanos floor{0};
 };
 
 class PerfModel {

@@ -265,7 +265,11 @@ class RtgpuDriver final : public sim::SimDriver {
     const Nanos inflated = scale_up(work, alpha).value();  // as Lemma 5.1's bound rounds it
     const std::int64_t v = std::int64_t{_s.virtual_sms_per_sm} * t.sms;
     t.kernel.block_time = Nanos{ceil_div(std::max(Nanos{0}, inflated - overhead).count(), v)};
-    t.kernel.wcet_time = true;  // from the WCET: the performance model may only shorten it
+    t.kernel.wcet_time = true;  // from the WCET: the performance model may only shorten it ...
+    // ... and never below Lemma 5.1's best case GR_lo = GW_lo / 2GN_i, which the analysis counts
+    // on (a higher-priority task's GPU segment suspends it at least that long): a kernel the
+    // calibrated model made shorter let a lower-priority task pass its bound.
+    t.kernel.min_time = std::max(Nanos{0}, Nanos{g.work.lo.count() / v} - overhead);
     t.issued_at = sim.now();
     t.planned = overhead + t.kernel.block_time;
     if (overhead > Nanos{0}) {
