@@ -210,41 +210,32 @@ TEST(Engine, CudaFreeBlocksOtherThreadsSyncsToo) {
 // binary quotient made 62; 7 % of 100 SMs is 7 SMs for an MPS client, not the binary product's 8.
 TEST(Engine, CopyTimesAndMpsSharesAreExactCeilings) {
   const std::string top = R"(, "gpurt_sim": {"copy_bandwidth_bytes_per_s": 12e9})";
-  const SimResult copy = run_text(scenario({R"({"filename": "stream_action.so", "log_name": "c.json",
-      "label": "c", "thread_count": 32, "block_count": 1, "additional_info": {"actions": [
-        {"type": "memcpy", "parameters": {"size": 732, "direction": "hostToDevice"}}]}})"},
-                                           top),
-                                  test::ideal_preset("rtx3060ti"));
-  EXPECT_EQ(copy.trace.instances[0].iterations[0].execute_end, Nanos{61});
-  Platform hundred = test::ideal_preset("gtx1070");
-  hundred.sms = 100;
-  const SimResult mps = run_text(
-      R"({"name": "mps", "max_iterations": 1, "max_time": 0, "use_processes": true, "benchmarks": [
-        {"filename": "timer_spin.so", "log_name": "a.json", "thread_count": 1024, "block_count": 40,
-         "additional_info": 1000000, "mps_thread_percentage": 7}]})",
-      hundred);
-  std::set<int> at_start;
-  for (const BlockRecord& b : kernel(mps, "timer_spin").blocks)
-    if (b.start == Nanos{0}) at_start.insert(b.sm);
-  EXPECT_EQ(at_start.size(), 7U);
+  const auto copy_end = [&](long long bytes) {
+    const SimResult r =
+        run_text(scenario({actions("c", action_copy(true, bytes))}, top), test::ideal_preset("rtx3060ti"));
+    return r.trace.instances[0].iterations[0].execute_end;
+  };
+  // SMs an MPS client of `percent` % holds at t = 0 on a GPU of `sms` SMs (40 blocks, 2 an SM).
+  const auto mps_sms = [](int sms, int percent) {
+    Platform p = test::ideal_preset("gtx1070");
+    p.sms = sms;
+    const SimResult r = run_text(
+        fmt::format(
+            R"({{"name": "mps", "max_iterations": 1, "max_time": 0, "use_processes": true, "benchmarks": [
+        {{"filename": "timer_spin.so", "log_name": "a.json", "thread_count": 1024, "block_count": 40,
+         "additional_info": 1000000, "mps_thread_percentage": {}}}]}})",
+            percent),
+        p);
+    std::set<int> at_start;
+    for (const BlockRecord& b : kernel(r, "timer_spin").blocks)
+      if (b.start == Nanos{0}) at_start.insert(b.sm);
+    return at_start.size();
+  };
+  EXPECT_EQ(copy_end(732), Nanos{61});
+  EXPECT_EQ(mps_sms(100, 7), 7U);
   // Both round up: 733 bytes take 61.08 ns, so 62; 25 % of 30 SMs is 7.5, so 8 SMs.
-  const SimResult copy733 = run_text(scenario({R"({"filename": "stream_action.so", "log_name": "c.json",
-      "label": "c", "thread_count": 32, "block_count": 1, "additional_info": {"actions": [
-        {"type": "memcpy", "parameters": {"size": 733, "direction": "hostToDevice"}}]}})"},
-                                              top),
-                                     test::ideal_preset("rtx3060ti"));
-  EXPECT_EQ(copy733.trace.instances[0].iterations[0].execute_end, Nanos{62});
-  Platform thirty = hundred;
-  thirty.sms = 30;
-  const SimResult quarter = run_text(
-      R"({"name": "mps", "max_iterations": 1, "max_time": 0, "use_processes": true, "benchmarks": [
-        {"filename": "timer_spin.so", "log_name": "a.json", "thread_count": 1024, "block_count": 40,
-         "additional_info": 1000000, "mps_thread_percentage": 25}]})",
-      thirty);
-  std::set<int> quarter_start;
-  for (const BlockRecord& b : kernel(quarter, "timer_spin").blocks)
-    if (b.start == Nanos{0}) quarter_start.insert(b.sm);
-  EXPECT_EQ(quarter_start.size(), 8U);
+  EXPECT_EQ(copy_end(733), Nanos{62});
+  EXPECT_EQ(mps_sms(30, 25), 8U);
 }
 
 // Time slicing by hand (TX2: 2 SMs of 2048 threads). A: 40 blocks of 1024 threads × 1 ms, 4 at a
