@@ -21,7 +21,7 @@ struct SystemArgs {
   int k = 0;  // 0: not given (kx: 2)
   bool kx_shared = false, job_lock = false, offsets = false, json = false;
   std::uint64_t seed = 1;
-  double max_jobs = 10'000'000;  // jobs released in all, without --max-jobs
+  std::int64_t max_jobs = 10'000'000;  // jobs released in all, without --max-jobs
 };
 
 void run_simulate_system(const SystemArgs& a) {
@@ -57,12 +57,11 @@ void run_simulate_system(const SystemArgs& a) {
       releases += std::ceil(static_cast<double>(o.horizon.count()) / static_cast<double>(period->count()));
     }
   }
-  if (releases > a.max_jobs) {
-    throw InputError(
-        "command line", "--horizon", fmt::format("{}", a.horizon),
-        fmt::format("releases about {:.0f} jobs, more than --max-jobs {:.0f}; raise --max-jobs or "
-                    "shorten --horizon",
-                    releases, a.max_jobs));
+  if (releases > static_cast<double>(a.max_jobs)) {
+    throw InputError("command line", "--horizon", fmt::format("{}", a.horizon),
+                     fmt::format("releases about {:.0f} jobs, more than --max-jobs {}; raise --max-jobs or "
+                                 "shorten --horizon",
+                                 releases, a.max_jobs));
   }
   if (!(a.jitter >= 0)) throw InputError("--jitter", "", fmt::format("{}", a.jitter), "must be >= 0");
   if (o.policy != Arbitration::k_exclusion && a.k != 0)
@@ -228,8 +227,8 @@ void add_simulate_system(CLI::App& app) {
   cmd->add_flag("--random-offsets", args->offsets, "First release of each task U(0,T)");
   cmd->add_option("--seed", args->seed, "Seed for jitter and offsets (default 1)")->check(seed_value());
   cmd->add_option("--max-jobs", args->max_jobs,
-                  "Refuse a run releasing more jobs than this (default 10000000)")
-      ->check(finite_positive());
+                  "Refuse a run releasing more jobs than this (a whole number; default 10000000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   add_model_option(cmd, args->model);
   cmd->add_flag("--json", args->json, "Print JSON");
   cmd->callback([args] { run_simulate_system(*args); });

@@ -111,6 +111,12 @@ TEST_F(Cli, SmlpInputsTheAnalysisOrSimulatorCannotTakeAreBadInput) {
   const std::string one = write("one.json", R"({"format": "gpurt/smlp@1", "time_unit": "us",
       "platform": {"preset": "rtx3060ti", "sms": 2}, "tasks": [{"name": "a", "wcet_by_units": [10], "period": 30},
                                                                {"name": "b", "wcet_by_units": [10], "period": 30}]})");
+  // --max-jobs counts jobs: a whole number (0.5 was taken and reported as "--max-jobs 0").
+  const Outcome half = cli("simulate-system " + one + " --horizon 300 --max-jobs 0.5");
+  EXPECT_EQ(half.code, 2) << half.err;
+  const Outcome few = cli("simulate-system " + one + " --horizon 300 --max-jobs 1");
+  EXPECT_EQ(few.code, 2) << few.err;
+  EXPECT_NE(few.err.find("releases about 20 jobs, more than --max-jobs 1;"), std::string::npos) << few.err;
   for (const char* policy : {"be", "smlp", "kx"})  // (federated needs a unit per task)
     EXPECT_EQ(cli("simulate-system " + one + " --horizon 300 --policy " + policy).code, 0) << policy;
   const Outcome k = cli("simulate-system " + one + " --horizon 300 --policy smlp --k 1");
