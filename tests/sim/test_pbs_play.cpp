@@ -54,6 +54,7 @@ TEST(PbsPlay, Example2_1OrderMattersInTheSimulatorToo) {
   EXPECT_FALSE(bad.matches_model);
   EXPECT_FALSE(bad.frames[0].started_at_once);
   EXPECT_FALSE(bad.deadlines_met);  // J2 starts when J1's blocks end at 45 and ends at 90 > 50
+  EXPECT_EQ(bad.first_problem, "J2#0 ends at 90 us, after its deadline 50 us");  // in the file's unit
 }
 
 }  // namespace

@@ -120,9 +120,12 @@ PbsPlayResult play_pbs_table(const PbsSystem& system, const std::vector<PbsFrame
       if (job_end > jobs.due(j.task, j.job) && result.deadlines_met) {
         result.deadlines_met = false;
         if (result.first_problem.empty()) {
-          result.first_problem = fmt::format("{}#{} ends at {} ns, after its deadline {} ns",
+          // In the file's unit, as every other time the commands print.
+          const TimeUnit u = system.time_unit;
+          result.first_problem = fmt::format("{}#{} ends at {} {}, after its deadline {} {}",
                                              system.tasks[static_cast<std::size_t>(j.task)].name, j.job,
-                                             job_end, jobs.due(j.task, j.job));
+                                             from_nanos(Nanos{job_end}, u), to_string(u),
+                                             from_nanos(Nanos{jobs.due(j.task, j.job)}, u), to_string(u));
         }
       }
     }
