@@ -111,6 +111,15 @@ void add_sweep_nn(CLI::App& app) {
   cmd->add_option("--memory-fraction", o.model.memory_fraction,
                   "Memory-bound part of every block (default: the fitted value)")
       ->check(finite_in(0.0, 1.0));
+  cmd->add_option(
+         "--memory-bound-kernels", o.model.memory_bound_kernels,
+         "Share of a job's kernels, from its first, whose blocks are --memory-fraction memory-bound; "
+         "the rest --late-memory-fraction (default: the fitted value)")
+      ->check(finite_in(0.0, 1.0));
+  cmd->add_option(
+         "--late-memory-fraction", o.model.late_memory_fraction,
+         "Memory-bound part of the blocks after the memory-bound kernels (default: the fitted value)")
+      ->check(finite_in(0.0, 1.0));
   cmd->add_option("--memory-bandwidth", a->memory_bandwidth,
                   "Override the platform's model.memory_bandwidth (resident blocks' summed memory fractions)")
       ->check(finite_in(0.0, 1e6));

@@ -18,10 +18,11 @@ constexpr std::int64_t KiB = 1024;
 constexpr double kRtx3060tiSwitchCost = 0.35;
 constexpr double kRtx3060tiJitter = 0.05;
 // Radeon VII memory bandwidth, in summed memory fractions of resident blocks (docs/simulator.md
-// "Neural-network tasks"): fitted by scripts/fit-nn to the Dissertation's Table 6.3 medium task
-// alone on 15, 20, 30 and 60 CUs (four means), with the network kernels' memory fraction 1.0.
-// Only kernels that declare a memory fraction feel it (no examiner workload does).
-constexpr double kRadeonViiMemoryBandwidth = 35;
+// "Neural-network tasks"): fitted by scripts/fit-nn --stage phases to the Dissertation's Table 6.3
+// medium task alone on 15, 20, 30 and 60 CUs (four means), with the network kernels' memory
+// phases (the first 70 % of a job's kernels memory-bound, the rest not). Only kernels that
+// declare a memory fraction feel it (no examiner workload does).
+constexpr double kRadeonViiMemoryBandwidth = 24;
 // Radeon VII wavefront release (PerfParams::wave_release; docs/simulator.md "AMD wavefront
 // release"): fitted by scripts/fit-amd to the Dissertation's Table 4.1 MM1024-vs-MM256
 // full-sharing mean (on a 0.05 grid, with the examples' block times refitted to the two

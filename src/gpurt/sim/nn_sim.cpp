@@ -70,6 +70,12 @@ void check_model(const NnKernelModel& m) {
     throw Error(fmt::format("network tasks: reference_blocks = {} must be 1..1000000", m.reference_blocks));
   if (!(m.memory_fraction >= 0 && m.memory_fraction <= 1))
     throw Error(fmt::format("network tasks: memory_fraction = {} must be in [0, 1]", m.memory_fraction));
+  if (!(m.memory_bound_kernels >= 0 && m.memory_bound_kernels <= 1))
+    throw Error(
+        fmt::format("network tasks: memory_bound_kernels = {} must be in [0, 1]", m.memory_bound_kernels));
+  if (!(m.late_memory_fraction >= 0 && m.late_memory_fraction <= 1))
+    throw Error(
+        fmt::format("network tasks: late_memory_fraction = {} must be in [0, 1]", m.late_memory_fraction));
   if (!(m.cpu_jitter >= 0 && m.cpu_jitter <= 1))
     throw Error(fmt::format("network tasks: cpu_jitter = {} must be in [0, 1]", m.cpu_jitter));
   if (!(m.stall_probability >= 0 && m.stall_probability <= 1))
@@ -104,13 +110,17 @@ NnKernelShape nn_kernel_shape(const NnWorkload& w, const NnKernelModel& model, c
   constexpr std::int64_t probe = 1'000'000;
   Platform steady = platform;
   steady.model.kernel_jitter = 0;
-  OneKernel one(nn_kernel(w, s.blocks, Nanos{probe}, steady, model.memory_fraction));
-  sim::run_driven(steady, one, 1);  // kernel_jitter 0: no draw
   const double per_kernel = static_cast<double>(w.kernel_time.count()) / w.kernels;
   const double mean_draw = 1.0 + platform.model.kernel_jitter / 2;
-  s.block_time =
-      Nanos{std::max<std::int64_t>(1, std::llround(per_kernel * static_cast<double>(probe) /
-                                                   static_cast<double>(one.span.count()) / mean_draw))};
+  const auto solve = [&](double memory_fraction) {
+    OneKernel one(nn_kernel(w, s.blocks, Nanos{probe}, steady, memory_fraction));
+    sim::run_driven(steady, one, 1);  // kernel_jitter 0: no draw
+    return Nanos{std::max<std::int64_t>(1, std::llround(per_kernel * static_cast<double>(probe) /
+                                                        static_cast<double>(one.span.count()) / mean_draw))};
+  };
+  s.block_time = solve(model.memory_fraction);
+  s.early_kernels = static_cast<int>(std::lround(model.memory_bound_kernels * w.kernels));
+  s.late_block_time = s.early_kernels < w.kernels ? solve(model.late_memory_fraction) : s.block_time;
   return s;
 }
 
@@ -196,8 +206,9 @@ class NnDriver final : public sim::SimDriver {
         }
         break;
       case launch_next:  // pipelined: the host has spent launch_cpu on this kernel and queues it
-        sim.driver_launch(stream_of(_tasks[i]), kernel_of(_tasks[i]), static_cast<int>(i),
-                          static_cast<int>(i));
+        sim.driver_launch(stream_of(_tasks[i]),
+                          kernel_of(_tasks[i], _tasks[i].spec.workload.kernels - _tasks[i].launches_left),
+                          static_cast<int>(i), static_cast<int>(i));
         if (--_tasks[i].launches_left > 0) timer(sim, sim.now() + launch_host(_tasks[i]), i, launch_next);
         break;
       case prepared:  // the launch call reached the lock (ihipModuleLaunchKernel, before enqueueing)
@@ -305,8 +316,13 @@ class NnDriver final : public sim::SimDriver {
     sim.driver_timer(at, static_cast<int>(i) * timer_kinds + kind);
   }
 
-  KernelSpec kernel_of(const NnTask& t) const {
-    return nn_kernel(t.spec.workload, t.shape.blocks, t.shape.block_time, _p, _o.model.memory_fraction);
+  // Kernel `index` (0-based) of a job: the early ones are memory_fraction memory-bound, the
+  // rest late_memory_fraction.
+  KernelSpec kernel_of(const NnTask& t, int index) const {
+    if (index < t.shape.early_kernels)
+      return nn_kernel(t.spec.workload, t.shape.blocks, t.shape.block_time, _p, _o.model.memory_fraction);
+    return nn_kernel(t.spec.workload, t.shape.blocks, t.shape.late_block_time, _p,
+                     _o.model.late_memory_fraction);
   }
 
   // Per-kernel locking: the first waiting task (FIFO) takes the free lock and enqueues its kernel.
@@ -315,7 +331,9 @@ class NnDriver final : public sim::SimDriver {
     _slot_free[0] = false;
     const std::size_t i = _waiting.front();
     _waiting.pop_front();
-    sim.driver_launch(_tasks[i].whole_stream, kernel_of(_tasks[i]), static_cast<int>(i), static_cast<int>(i));
+    sim.driver_launch(_tasks[i].whole_stream,
+                      kernel_of(_tasks[i], _tasks[i].spec.workload.kernels - _tasks[i].kernels_left),
+                      static_cast<int>(i), static_cast<int>(i));
   }
 
   void begin_job(sim::Simulator& sim, std::size_t i) {
@@ -369,11 +387,10 @@ class NnDriver final : public sim::SimDriver {
   void launch(sim::Simulator& sim, std::size_t i) {
     NnTask& t = _tasks[i];
     const int stream = stream_of(t);
-    const KernelSpec k = kernel_of(t);
     t.kernels_left = t.spec.workload.kernels;
     // Asynchronous launches: every kernel is queued at once and the stream runs them in order.
     for (int j = 0; j < t.spec.workload.kernels; ++j)
-      sim.driver_launch(stream, k, static_cast<int>(i), static_cast<int>(i));
+      sim.driver_launch(stream, kernel_of(t, j), static_cast<int>(i), static_cast<int>(i));
   }
 
   void finish_job(sim::Simulator& sim, std::size_t i) {

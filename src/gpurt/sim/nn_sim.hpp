@@ -50,6 +50,19 @@ struct NnKernelModel {
   /// The memory-bound part of every block, in [0, 1]; the platform's model.memory_bandwidth
   /// (in summed memory fractions of resident blocks) caps the device's bandwidth.
   double memory_fraction = 1.0;
+  /// Memory phases of a job: the first round(memory_bound_kernels x kernels) kernels of a job
+  /// have blocks memory_fraction memory-bound, the others late_memory_fraction, in [0, 1] both.
+  /// MobileNet V1's early layers run on large activation maps with few channels (depthwise and
+  /// narrow pointwise convolutions: little arithmetic per byte), its late layers on small maps
+  /// with many channels (wide pointwise convolutions: much arithmetic per byte), so how much
+  /// two tasks' jobs contend for memory depends on which of their layers meet. 1 (the default):
+  /// every kernel memory_fraction, one phase (the model before 2026-11-27). Block times are solved per phase,
+  /// so every kernel alone on the whole GPU still takes the job's mean kernel time. Fitted (scripts/fit-nn
+  /// --stage phases) to two numbers, Table 6.3's medium task against three medium competitors on 15 CUs (mean
+  /// and standard deviation), with radeon-vii's memory_bandwidth refitted to the four isolated means at each
+  /// grid point: 0.7 and 0.0 (bandwidth 24).
+  double memory_bound_kernels = 0.7;
+  double late_memory_fraction = 0.0;
   /// Host time runs (1 + U(-cpu_jitter, cpu_jitter)) times its mean (seeded; the mean is kept),
   /// cpu_jitter in [0, 1]: with pipelined launches one draw a job scales all its host time (the
   /// job's host speed), otherwise one draw per CPU segment. Fitted (scripts/fit-nn --stage jitter):
@@ -97,11 +110,14 @@ struct NnKernelModel {
   Nanos host_per_image{77'000};
 };
 
-/// The kernel of one job of `w` (blocks, block time) under `model` on `platform`: block times
-/// are solved so that one job alone on every CU spends w.kernel_time on the GPU.
+/// The kernels of one job of `w` (blocks, block times of its two memory phases) under `model` on
+/// `platform`: block times are solved so that each kernel alone on every CU takes
+/// w.kernel_time / w.kernels, so a job alone on every CU spends w.kernel_time on the GPU.
 struct NnKernelShape {
   int blocks = 0;
-  Nanos block_time{0};
+  Nanos block_time{0};       ///< the first early_kernels kernels of a job (memory_fraction)
+  int early_kernels = 0;     ///< round(memory_bound_kernels x kernels)
+  Nanos late_block_time{0};  ///< the others (late_memory_fraction)
 };
 NnKernelShape nn_kernel_shape(const NnWorkload& w, const NnKernelModel& model, const Platform& platform);
 
