@@ -59,8 +59,14 @@ void run_calibrate(const CalibrateArgs& args) {
   if (!fs::is_directory(a.configs, ec))
     throw InputError("command line", "--configs", a.configs, "is not a folder of calibration configs");
   std::vector<std::string> configs;
-  for (const auto& e : fs::directory_iterator(a.configs))
-    if (e.path().extension() == ".json") configs.push_back(e.path().string());
+  for (const auto& e : fs::directory_iterator(a.configs)) {
+    if (e.path().extension() != ".json") continue;
+    // A FIFO would block the read for ever, a folder is no config: refused by name.
+    if (!e.is_regular_file(ec))
+      throw InputError("command line", "--configs", a.configs,
+                       fmt::format("{} is not a regular file", e.path().filename().string()));
+    configs.push_back(e.path().string());
+  }
   std::sort(configs.begin(), configs.end());
   if (configs.empty()) throw InputError("command line", "--configs", a.configs, "holds no .json config");
   // Inputs: config C's measurement is every result file in MEASURED/<C's file stem>/.

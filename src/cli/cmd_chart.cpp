@@ -1,5 +1,7 @@
 // gpurt chart CSV --x COL --y COL[,COL...] [--group COL] --out FILE.svg: a line chart of a CSV
 // (the sweeps' figures), drawn by trace/chart.
+#include <algorithm>
+#include <cctype>
 #include <memory>
 
 #include "commands.hpp"
@@ -17,6 +19,22 @@ struct ChartArgs {
   std::vector<std::string> y;  ///< each --y as given: comma-separated columns
   bool log_x = false, log_y = false;
 };
+
+// A sweep's CSV says in its "backend" column where its numbers come from: a chart of simulated
+// rows says so above the plot, as the sweep's own --plot does, unless the user's note does.
+std::string simulated_note(const CsvTable& table, const std::string& note) {
+  const auto it = std::find(table.columns.begin(), table.columns.end(), "backend");
+  if (it == table.columns.end()) return note;
+  const auto c = static_cast<std::size_t>(it - table.columns.begin());
+  const bool simulated =
+      std::any_of(table.rows.begin(), table.rows.end(),
+                  [&](const std::vector<std::string>& row) { return row[c] == "simulated"; });
+  std::string lower = note;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return std::tolower(ch); });
+  if (!simulated || lower.find("simulated") != std::string::npos) return note;
+  return note.empty() ? "SIMULATED (the CSV's backend column)" : "SIMULATED; " + note;
+}
 
 void run_chart(const ChartArgs& a) {
   check_output_file(a.out, "--out");  // before any work
@@ -37,7 +55,7 @@ void run_chart(const ChartArgs& a) {
   chart.y_label = !a.y_label.empty() ? a.y_label : ys.size() == 1 ? ys.front() : "";
   chart.log_x = a.log_x;
   chart.log_y = a.log_y;
-  chart.note = a.note;
+  chart.note = simulated_note(table, a.note);
   std::string svg;
   try {
     svg = chart_svg(chart);
@@ -66,7 +84,8 @@ void add_chart(CLI::App& app) {
   cmd->add_option("--title", a->title, "Chart title (default: the file name)");
   cmd->add_option("--x-label", a->x_label, "x axis label (default: the column)");
   cmd->add_option("--y-label", a->y_label, "y axis label (default: the column, when one)");
-  cmd->add_option("--note", a->note, "Line under the title, e.g. 'simulated'");
+  cmd->add_option("--note", a->note,
+                  "Line under the title (a CSV whose backend column says simulated gets SIMULATED in it)");
   cmd->add_flag("--log-x", a->log_x, "Logarithmic x axis");
   cmd->add_flag("--log-y", a->log_y, "Logarithmic y axis");
   cmd->add_option("--out", a->out, "SVG file to write")->required();

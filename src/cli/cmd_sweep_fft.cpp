@@ -61,18 +61,6 @@ void use_gpu(FftSweepOptions& o, int device) {
   };
 }
 
-void write_throughput(const std::string& csv, const std::string& path, const std::string& title,
-                      const std::string& note) {
-  Chart chart;
-  chart.title = title;
-  chart.x_label = "concurrent FFT tasks";
-  chart.y_label = "throughput (Msamples/s)";
-  chart.note = note;
-  chart.series = series_from_csv(parse_csv(csv, "sweep"), "sweep", "tasks",
-                                 {"be_throughput_msps", "smlp_throughput_msps"});
-  write_file_atomically(path, chart_svg(chart));
-}
-
 void run_sweep_fft(const SweepFftArgs& a) {
   FftSweepOptions o = a.options;
   o.log2_sizes = parse_int_list(a.sizes, 1, 28, "--sizes");
@@ -107,13 +95,15 @@ void run_sweep_fft(const SweepFftArgs& a) {
   SweepRunArgs run = a.run;
   run.more_outputs.emplace_back("--plot-throughput", a.plot_throughput);
   run.inputs = {a.platform};
-  const std::string csv = run_sweep_command(e, run, plot);
-  if (!a.plot_throughput.empty()) {
-    write_throughput(csv, a.plot_throughput,
-                     fmt::format("FFT 2^{} on {}: throughput, BE vs SMLP ({})", o.log2_sizes.front(),
-                                 o.platform.id, gpu ? "measured" : "simulated"),
-                     note);
-  }
+  SweepPlot throughput;
+  throughput.title = fmt::format("FFT 2^{} on {}: throughput, BE vs SMLP ({})", o.log2_sizes.front(),
+                                 o.platform.id, gpu ? "measured" : "simulated");
+  throughput.x = "tasks";
+  throughput.x_label = "concurrent FFT tasks";
+  throughput.y_label = "throughput (Msamples/s)";
+  throughput.note = note;
+  throughput.ys = {"be_throughput_msps", "smlp_throughput_msps"};
+  run_sweep_command(e, run, plot, {{a.plot_throughput, throughput}});
 }
 }  // namespace
 

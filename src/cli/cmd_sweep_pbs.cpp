@@ -155,8 +155,9 @@ void add_sweep_pbs(CLI::App& app) {
          "--max-vertices", o.max_vertices,
          "GPUSched vertex cap per analysis (default 5000000; about 2 GB at the cap, times --threads)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
-  cmd->add_option("--title", a->title, "Title of the --plot chart");
+  auto* title = cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
+  title->needs(cmd->get_option("--plot"));
   cmd->callback([a] { run_pbs_sweep(*a); });
 }
 

@@ -57,8 +57,10 @@ std::pair<int, int> parse_shard(const std::string& text) {
   return {i, n};
 }
 
-std::string plot_svg(const std::string& csv, const SweepPlot& p) {
-  const CsvTable table = parse_csv(csv, "sweep");
+// `file` names the rows in errors: the --out file (a resumed one may hold cells an earlier run or
+// a person wrote) or, without one, the sweep's output.
+std::string plot_svg(const std::string& csv, const SweepPlot& p, const std::string& file) {
+  const CsvTable table = parse_csv(csv, file);
   Chart chart;
   chart.title = p.title;
   chart.x_label = p.x_label.empty() ? p.x : p.x_label;
@@ -68,7 +70,7 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p) {
   chart.note = p.note;
   if (p.cdf) {
     for (const std::string& y : p.ys) {
-      const std::size_t c = table.column(y, "sweep");
+      const std::size_t c = table.column(y, file);
       std::vector<double> samples;
       for (std::size_t r = 0; r < table.rows.size(); ++r) {
         const std::string& cell = table.rows[r][c];
@@ -77,21 +79,27 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p) {
         char* end = nullptr;
         const double v = std::strtod(cell.c_str(), &end);
         if (end != cell.c_str() + cell.size() || !std::isfinite(v))
-          throw InputError("sweep", fmt::format("row {}.{}", r + 1, y), cell, "not a number to plot");
+          throw InputError(file, fmt::format("row {}.{}", r + 1, y), cell, "not a number to plot");
         samples.push_back(v);
       }
       chart.series.push_back(cdf_series(y, std::move(samples)));
     }
   } else {
-    chart.series = series_from_csv(table, "sweep", p.x, p.ys);
+    chart.series = series_from_csv(table, file, p.x, p.ys);
   }
-  return chart_svg(chart);
+  try {
+    return chart_svg(chart);
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(file, e.what());  // e.g. no drawable point: a property of the rows
+  }
 }
 
 }  // namespace
 
-std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a,
-                              const SweepPlot& plot) {
+std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a, const SweepPlot& plot,
+                              const std::vector<std::pair<std::string, SweepPlot>>& more_plots) {
   SweepRunOptions o;
   o.threads = a.threads;
   o.max_items = a.max_items;
@@ -123,7 +131,13 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
                "are not in the file, so not checked; remove the file to recompute)\n",
                outcome.resumed, outcome.points.size(), a.out);
   if (a.out.empty()) fmt::print("{}", outcome.csv);
-  if (!a.plot.empty()) write_file_atomically(a.plot, plot_svg(outcome.csv, plot));
+  // Every picture drawn before any is written: a cell that cannot be drawn leaves none.
+  const std::string rows = a.out.empty() ? "the sweep's rows" : a.out;
+  std::vector<OutputFile> pictures;
+  if (!a.plot.empty()) pictures.emplace_back(a.plot, plot_svg(outcome.csv, plot, rows));
+  for (const auto& [path, more] : more_plots)
+    if (!path.empty()) pictures.emplace_back(path, plot_svg(outcome.csv, more, rows));
+  if (!pictures.empty()) write_files_atomically(pictures);
   return outcome.csv;
 }
 

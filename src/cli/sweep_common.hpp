@@ -41,10 +41,13 @@ struct SweepPlot {
 };
 
 /// Runs the sweep with the user's options: the CSV goes to --out (resumable) or stdout, the
-/// chart to --plot. Returns the sweep's CSV (this shard's rows). Throws InputError for a bad
-/// --shard or --plot with a shard.
+/// chart to --plot, and each of `more_plots` (path, chart; an empty path draws nothing) to its
+/// path; every chart is drawn before any is written, so a row that cannot be drawn leaves none.
+/// Returns the sweep's CSV (this shard's rows). Throws InputError for a bad --shard, --plot with
+/// a shard, or rows a chart cannot draw (naming --out).
 std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& args,
-                              const SweepPlot& plot);
+                              const SweepPlot& plot,
+                              const std::vector<std::pair<std::string, SweepPlot>>& more_plots = {});
 
 /// The comma-separated fields of `text` ("a,b" -> {"a", "b"}; "" -> {""}): list options such as
 /// --tables and --layouts, each field checked by the caller.

@@ -486,6 +486,23 @@ TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {
   EXPECT_FALSE(fs::exists(bad));
 }
 
+// A sweep's CSV whose backend column says simulated draws a chart that says so, as the sweep's
+// own --plot does: the route the sharded sweeps' error points to (merge, then chart) dropped it.
+TEST_F(Cli, ChartOfSimulatedRowsSaysSimulated) {
+  const std::string csv = write("sim.csv", "point,backend,tasks,y\n0,simulated,1,2\n1,simulated,2,3\n");
+  const std::string svg = path("sim.svg");
+  ASSERT_EQ(cli("chart " + csv + " --x tasks --y y --out " + svg).code, 0);
+  EXPECT_NE(read("sim.svg").find(">SIMULATED (the CSV's backend column)</text>"), std::string::npos)
+      << read("sim.svg");
+  ASSERT_EQ(cli("chart " + csv + " --x tasks --y y --note 'seed 1' --out " + svg).code, 0);
+  EXPECT_NE(read("sim.svg").find(">SIMULATED; seed 1</text>"), std::string::npos);
+  ASSERT_EQ(cli("chart " + csv + " --x tasks --y y --note 'simulated, seed 1' --out " + svg).code, 0);
+  EXPECT_NE(read("sim.svg").find(">simulated, seed 1</text>"), std::string::npos);
+  const std::string gpu = write("gpu.csv", "point,backend,tasks,y\n0,gpu,1,2\n1,gpu,2,3\n");
+  ASSERT_EQ(cli("chart " + gpu + " --x tasks --y y --out " + svg).code, 0);
+  EXPECT_EQ(read("sim.svg").find("SIMULATED"), std::string::npos);
+}
+
 // Every output is checked before any work (issue 10): chart's --out too, which used to replace
 // a FIFO or device node with its SVG and to overwrite its own input; no output may be an input
 // or another output of the same run; a symbolic link is written through, not replaced.

@@ -2,6 +2,7 @@
 // written by the sim backend of `gpurt bench` under a hidden model, as a stand-in for a GPU)
 // fitted back into a platform file the other commands accept; bad input exits 2.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "cli_fixture.hpp"
 #include "gpurt/core/io.hpp"
@@ -160,6 +161,16 @@ TEST_F(CalibrateCli, RefusesWhatCannotBeFittedAndKeepsOutOfItsInputs) {
   EXPECT_EQ(over.code, 2) << over.err;
   EXPECT_NE(over.err.find("is also an input"), std::string::npos) << over.err;
   EXPECT_EQ(gpurt::read_text_file(path("base.json")), preset.out);
+  // A FIFO named like a config would block the read for ever: refused by name, nothing written.
+  std::filesystem::create_directories(path("fifo-cfg"));
+  std::filesystem::copy_file(GPURT_SOURCE_DIR "/examples/calibration-amd/pace.json",
+                             path("fifo-cfg/pace.json"));
+  ASSERT_EQ(::mkfifo(path("fifo-cfg/zz.json").c_str(), 0600), 0);
+  const Outcome fifo = cli("calibrate --platform radeon-vii --sweeps 1 --fit kernel_jitter --configs " +
+                           path("fifo-cfg") + " --measured " + path("m") + " --out " + path("f.json"));
+  EXPECT_EQ(fifo.code, 2) << fifo.err;
+  EXPECT_NE(fifo.err.find("zz.json is not a regular file"), std::string::npos) << fifo.err;
+  EXPECT_FALSE(std::filesystem::exists(path("f.json")));
   // A config with "gpurt_sim": {"model": "ideal"}: named with the key.
   std::filesystem::create_directories(path("cfg"));
   for (const char* c : {"lock", "lone", "pace", "release"})

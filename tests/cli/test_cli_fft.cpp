@@ -2,6 +2,10 @@
 // outputs, the profile → analyze pipeline, and bad input (exit 2, nothing written).
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <filesystem>
 
 #include "cli_fixture.hpp"
@@ -162,6 +166,35 @@ TEST_F(FftCli, SweepWritesCsvAndBothFiguresLabelledSimulated) {
   EXPECT_NE(csv.find("simulated,22,4194304,2,1 2 3 4,6,"), std::string::npos) << csv;
   EXPECT_NE(gpurt::read_text_file(path("f6.svg")).find("simulated"), std::string::npos);
   EXPECT_NE(gpurt::read_text_file(path("f7.svg")).find("simulated"), std::string::npos);
+}
+
+// A row one chart cannot draw leaves neither picture (--plot was written before
+// --plot-throughput failed), and the error names the CSV the row is in, not "sweep".
+TEST_F(FftCli, SweepDrawsBothFiguresOrNeither) {
+  const std::string sweep =
+      "sweep fft --sizes 10 --tasks 1-3 --trials 1 --jobs 3 --runs 1 --quiet --out " + path("f.csv");
+  ASSERT_EQ(cli(sweep).code, 0);
+  // A resumed file's cells are numbers, 1e305 too, but beyond what a chart draws.
+  std::string csv = gpurt::read_text_file(path("f.csv"));
+  std::istringstream lines(csv);
+  std::string line, edited;
+  std::getline(lines, line);
+  edited = line + "\n";
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    for (std::string c; std::getline(fields, c, ',');) cells.push_back(c);
+    cells[13] = "1e305";  // be_throughput_msps
+    std::string joined;
+    for (const std::string& c : cells) joined += (joined.empty() ? "" : ",") + c;
+    edited += joined + "\n";
+  }
+  write("f.csv", edited);
+  const Outcome r = cli(sweep + " --plot " + path("f6.svg") + " --plot-throughput " + path("f7.svg"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(path("f.csv") + ": row 1.be_throughput_msps = 1e305"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists("f6.svg"));
+  EXPECT_FALSE(exists("f7.svg"));
 }
 
 TEST_F(FftCli, SweepPlotOfTwoSizesIsRefusedBeforeAnyWork) {

@@ -124,7 +124,8 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
     EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
   }
   // Options that do nothing without another are refused (CLI11: exit 2, nothing written).
-  for (const std::string& args : {kRtgpu + " --title T", kRtgpu + " --progress --quiet"}) {
+  for (const std::string& args :
+       {kRtgpu + " --title T", kPbs + " --title T", kRtgpu + " --progress --quiet"}) {
     const Outcome r = cli(args + " --out " + path("o.csv"));
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(path("o.csv"))) << args;

@@ -300,6 +300,23 @@ TEST(Report, HtmlHasTablesTimelinesAndCdfs) {
   EXPECT_EQ(html.find("https://"), std::string::npos);  // nothing fetched from the network
 }
 
+// A task name longer than the 15 characters left of a timeline's lanes ran off the picture's
+// left edge: cut with "…", whole in its tooltip; the tables keep it whole.
+TEST(Report, LongTaskNamesAreCutInTheTimelineOnly) {
+  std::string text = kTwoTasks;
+  const std::string from = "\"name\": \"a\"";
+  ASSERT_NE(text.find(from), std::string::npos);
+  const std::string name = "radar range-doppler FFT <main>";
+  text.replace(text.find(from), from.size(), "\"name\": \"" + name + "\"");
+  ReportOptions o;
+  o.record_jobs = true;
+  const std::string html =
+      report_html(make_report(parse_system(Json::parse(text), "two.json"), o), "two.json");
+  EXPECT_NE(html.find("<tspan>radar range-do…<title>radar range-doppler FFT &lt;main&gt;</title></tspan>"),
+            std::string::npos);
+  EXPECT_NE(html.find(">radar range-doppler FFT &lt;main&gt;</td>"), std::string::npos);
+}
+
 // The bundled mixed system: CPU, copies and kernels with RTGPU work, so SMLP and RTGPU apply and
 // PBS and FIFO do not; every bound whose policy ran holds in simulation.
 TEST(Report, MixedExampleIsConsistent) {

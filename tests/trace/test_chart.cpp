@@ -45,6 +45,17 @@ TEST(Chart, XmlEscapeKeepsTheSvgWellFormed) {
             "b\tc\n&lt;&amp;&quot;&gt;");
 }
 
+// Bytes that are not UTF-8 (a Latin-1 CSV header, a title in another encoding) made an SVG that
+// no XML reader opens: each becomes U+FFFD, and valid sequences of 2 to 4 bytes stay.
+TEST(Chart, XmlEscapeReplacesBytesThatAreNotUtf8) {
+  EXPECT_EQ(gpurt::xml_escape("y\xe9"), "y\xEF\xBF\xBD");                  // Latin-1 é
+  EXPECT_EQ(gpurt::xml_escape("\xff \xc3\xa9"), "\xEF\xBF\xBD \xC3\xA9");  // 0xff; UTF-8 é
+  EXPECT_EQ(gpurt::xml_escape("\xe2\x9c\x93\xf0\x9f\x98\x80"), "\xE2\x9C\x93\xF0\x9F\x98\x80");  // ✓ 😀
+  EXPECT_EQ(gpurt::xml_escape("\xc0\xaf"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
+  EXPECT_EQ(gpurt::xml_escape("\xed\xa0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
+  EXPECT_EQ(gpurt::xml_escape("a\xe2\x9c"), "a\xEF\xBF\xBD\xEF\xBF\xBD");                // cut short
+}
+
 TEST(Chart, LinearTicksAreNiceAndCoverTheData) {
   Chart c{"t", "u", "ratio", false, false, "", {{"a", {0.1, 0.7, 2.0}, {0.0, 0.5, 1.0}}}};
   const std::string svg = chart_svg(c);
@@ -201,6 +212,54 @@ TEST(Chart, NearlyEqualValuesGetAnAxisAndHugeOnesAreRefused) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "f.csv: row 1.y = 1e308: is beyond what a chart draws (|value| <= 1e300)");
   }
+}
+
+// Values close together but large need more than {:g}'s 6 digits: the ticks of 1000000 ..
+// 1000010 read "1e+06" three times. Each label now differs from its neighbours, and the plot
+// starts right of the widest one (at 78 px as before for short labels).
+TEST(Chart, TickLabelsOfLargeCloseValuesDifferAndFit) {
+  Chart c{"t", "", "", false, false, "", {{"a", {1, 2, 3}, {1000000, 1000010, 1000004}}}};
+  const std::string svg = chart_svg(c);
+  EXPECT_EQ(labels(svg, "end"),
+            (std::vector<std::string>{"1000000", "1000002", "1000004", "1000006", "1000008", "1000010"}));
+  const auto lines = polylines(svg);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NEAR(lines[0][0].first, 78, 0.06);  // 7 characters fit in the usual margin
+  Chart wide{"t", "", "", false, false, "", {{"a", {1, 2}, {123456789.5, 123456790}}}};
+  const std::string w = chart_svg(wide);
+  const auto ticks = labels(w, "end");
+  ASSERT_GE(ticks.size(), 2u);
+  EXPECT_EQ(ticks.front(), "123456789.5");
+  EXPECT_NE(ticks[0], ticks[1]);
+  EXPECT_NEAR(polylines(w)[0][0].first, 32 + 6.5 * 11, 0.06);  // 11 characters: a wider margin
+}
+
+// Subnormal values (5e-324) gave a step of 0 and "-nan" coordinates on a linear axis, and a tick
+// of 10^-324 = 0 (position -inf) on a log axis. The linear axis pads them to 10^-300; on a log
+// axis a value below 10^-300 is not drawn, as 0 is not.
+TEST(Chart, SubnormalValuesDrawNoNanOrInfinity) {
+  for (const bool log : {false, true}) {
+    Chart c{"t", "", "", false, log, "", {{"a", {1, 2, 3}, {5e-324, 1e-323, log ? 1.0 : 1e-323}}}};
+    Chart x{"t", "", "", false, false, "", {{"a", {5e-324, 1e-323}, {1, 2}}}};
+    for (const std::string& svg : {chart_svg(c), chart_svg(x)}) {
+      EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+      EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
+    }
+  }
+}
+
+// A title or note longer than the picture is wide ran off its edge: cut with "…", whole in the
+// tooltip (84 and 108 characters).
+TEST(Chart, LongTitlesAndNotesAreCutWithTheirWholeTextInATooltip) {
+  const std::string title(100, 't'), note = "SIMULATED; " + std::string(120, 'n');
+  Chart c{title, "", "", false, false, note, {{"a", {1, 2}, {1, 2}}}};
+  const std::string svg = chart_svg(c);
+  EXPECT_NE(svg.find("<tspan>" + std::string(83, 't') + "…<title>" + title + "</title></tspan>"),
+            std::string::npos);
+  EXPECT_NE(svg.find("<tspan>SIMULATED; " + std::string(96, 'n') + "…<title>" + note + "</title></tspan>"),
+            std::string::npos);
+  Chart fits{std::string(84, 't'), "", "", false, false, "", {{"a", {1, 2}, {1, 2}}}};
+  EXPECT_NE(chart_svg(fits).find(">" + std::string(84, 't') + "</text>"), std::string::npos);
 }
 
 // Rows sort by x with an empty or nan x last (left out): a nan in the comparison is no ordering,

@@ -239,6 +239,21 @@ TEST(Trace, MeasuredIntervalsThatEndBeforeTheyStartAreRefusedWithTheirPath) {
   EXPECT_NE(sync.find("times[2].cuda_launch_times[2]"), std::string::npos) << sync;
 }
 
+// Times far apart overflowed a 64-bit duration (9e9 s minus -9e9 s is 1.8e19 ns): calibrate then
+// fitted NaN and wrote its file. A time must lie in [-2^61, 2^62] ns, where any two differ by a
+// 64-bit number; today's epoch clock (about 1.8e9 s) and negative times still read.
+TEST(Trace, TimesOutsideTheRangeWhereDurationsFitAreRefused) {
+  EXPECT_EQ(reading_error(result_with("[1.8e9, 1.8e9]", "[1.8e9, 1.8e9, 0]", "[1.8e9, 1.8e9]")), "");
+  EXPECT_EQ(reading_error(result_with("[-2.3e9, -2.3e9]", "[-2.3e9, -2.3e9, 0]", "[-2.3e9, -2.3e9]")), "");
+  const std::string far = reading_error(result_with("[1.0, 2.0]", "[1.0, 1.1, 0]", "[-9e9, 9e9]"));
+  EXPECT_NE(
+      far.find("times[2].block_times[0] = -9000000000.0: is not a time in seconds within [-2^61, 2^62] ns"),
+      std::string::npos)
+      << far;
+  const std::string late = reading_error(result_with("[1.0, 5e9]", "[1.0, 1.1, 0]", "[1.2, 1.3]"));
+  EXPECT_NE(late.find("times[1].cpu_times[1]"), std::string::npos) << late;
+}
+
 // What a picture cannot do without is required (a block without a thread count was drawn 0 px
 // tall); a block count that the block times contradict is refused.
 TEST(Trace, AKernelNeedsItsThreadCountAndABlockCountThatItsTimesHold) {

@@ -523,6 +523,10 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
       sum += std::pow(result.residuals.back().log_error(), 2);
     }
   result.rms_log_error = std::sqrt(sum / static_cast<double>(result.residuals.size()));
+  // The measured statistics are finite and positive (block_statistics keeps no other), so a
+  // fit that is not a number is a defect, never a platform file to write.
+  if (!std::isfinite(result.rms_log_error))
+    throw Error(fmt::format("calibrate: the fit's residual is {} (internal error)", result.rms_log_error));
   return result;
 }
 

@@ -138,8 +138,9 @@ std::string timeline_svg(const ReportSimulation& s, TimeUnit u) {
   for (std::size_t i = 0; i < s.tasks.size(); ++i) {
     const int y = top + lane * static_cast<int>(i);
     const char* colour = kPalette[i % std::size(kPalette)];
+    // About 15 characters fit left of the lanes; a longer name is cut, whole in its tooltip.
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", left - 6, y + 17,
-                       xml_escape(s.tasks[i].name));
+                       clipped_text(s.tasks[i].name, 15));
     for (const ReportJob& j : s.tasks[i].timeline) {
       if (j.release >= window) continue;
       const auto bar = [&](Nanos a, Nanos b, const char* fill) {

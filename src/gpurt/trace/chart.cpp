@@ -21,25 +21,17 @@ constexpr double kLeft = 78, kRight = 200, kBottom = 58;
 
 // A legend entry fits the 158 px beside the plot at about 24 characters: a longer label is cut
 // there (at a UTF-8 character boundary) with "…", the whole label in its tooltip.
-std::string legend_label(const std::string& label) {
-  constexpr std::size_t kChars = 24;
-  std::size_t chars = 0, cut = 0;
-  for (std::size_t i = 0; i < label.size(); ++i) {
-    if ((static_cast<unsigned char>(label[i]) & 0xC0) == 0x80) continue;  // a continuation byte
-    if (chars == kChars - 1) cut = i;
-    if (++chars > kChars)
-      return "<tspan>" + xml_escape(label.substr(0, cut)) + "…<title>" + xml_escape(label) +
-             "</title></tspan>";
-  }
-  return xml_escape(label);
-}
+std::string legend_label(const std::string& label) { return clipped_text(label, 24); }
 
-bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
+// On a log axis a value must be positive, and at least 10^-300: below, its decade's tick (a power
+// of ten past the smallest normal double) would be 0, whose logarithm is no position.
+bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v >= 1e-300); }
 
 struct Axis {
   double lo = 0, hi = 1;  ///< domain (in log10 units for a log axis)
   bool log = false;
   std::vector<double> ticks;  ///< tick values in data units
+  int digits = 6;             ///< significant digits a tick label needs to differ from its neighbours
 
   double to_unit(double v) const { return ((log ? std::log10(v) : v) - lo) / (hi - lo); }
 };
@@ -66,9 +58,11 @@ Axis make_axis(double min, double max, bool log) {
   }
   // Values a chart cannot tell apart (a span below 10^-9 of their size: 0.1 and the next double)
   // are drawn as one level; their tiny span would make a step that t += step cannot advance.
-  if (max - min <= 1e-9 * std::max(std::abs(min), std::abs(max))) {
+  // So are values whose span is too small a double to divide (subnormal: 5e-324 and 1e-323),
+  // which are padded by at least 10^-300.
+  if (max - min <= 1e-9 * std::max(std::abs(min), std::abs(max)) || !std::isnormal((max - min) / 5)) {
     const double mid = min / 2 + max / 2;
-    const double pad = mid == 0 ? 1 : std::abs(mid) * 0.1;
+    const double pad = mid == 0 ? 1 : std::max(std::abs(mid) * 0.1, 1e-300);
     min = mid - pad;
     max = mid + pad;
   }
@@ -81,10 +75,14 @@ Axis make_axis(double min, double max, bool log) {
     const double t = a.lo + i * step;
     a.ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
   }
+  // Ticks of 1000000 and 1000002 need 7 digits: enough for the step at the largest tick, and
+  // never fewer than the usual 6.
+  const double largest = std::max(std::abs(a.lo), std::abs(a.hi));
+  if (largest > 0) a.digits = std::clamp(static_cast<int>(std::ceil(std::log10(largest / step))) + 1, 6, 17);
   return a;
 }
 
-std::string tick_label(double v) { return fmt::format("{:g}", v); }
+std::string tick_label(double v, const Axis& a) { return fmt::format("{:.{}g}", v, a.digits); }
 
 }  // namespace
 
@@ -106,8 +104,13 @@ std::string chart_svg(const Chart& chart) {
   const Axis ax = make_axis(xmin, xmax, chart.log_x), ay = make_axis(ymin, ymax, chart.log_y);
 
   const double top = chart.note.empty() ? 44 : 62;
-  const double pw = kWidth - kLeft - kRight, ph = kHeight - top - kBottom;
-  auto px = [&](double x) { return kLeft + ax.to_unit(x) * pw; };
+  // The plot starts right of the widest y tick label (about 6.5 px a character at 11 px, and the
+  // rotated axis label's 26 px), at least at kLeft.
+  std::size_t widest = 0;
+  for (double t : ay.ticks) widest = std::max(widest, tick_label(t, ay).size());
+  const double left = std::max(kLeft, 32 + 6.5 * static_cast<double>(widest));
+  const double pw = kWidth - left - kRight, ph = kHeight - top - kBottom;
+  auto px = [&](double x) { return left + ax.to_unit(x) * pw; };
   auto py = [&](double y) { return top + (1 - ay.to_unit(y)) * ph; };
 
   // The legend column holds 18 px a series: a chart of many series grows downwards to show all.
@@ -116,10 +119,12 @@ std::string chart_svg(const Chart& chart) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       kWidth, height);
-  out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\">{}</text>\n", kLeft, xml_escape(chart.title));
+  // A title or note longer than the picture is wide is cut, whole in its tooltip.
+  out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\">{}</text>\n", kLeft,
+                     clipped_text(chart.title, 84));
   if (!chart.note.empty())
     out += fmt::format("<text x=\"{}\" y=\"44\" font-size=\"12\" fill=\"#b00\">{}</text>\n", kLeft,
-                       xml_escape(chart.note));
+                       clipped_text(chart.note, 108));
 
   // Grid, ticks and labels.
   for (double t : ax.ticks) {
@@ -127,19 +132,19 @@ std::string chart_svg(const Chart& chart) {
     out += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#e4e4e4\"/>\n"
         "<text x=\"{0:.1f}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
-        x, top, top + ph, top + ph + 16, tick_label(t));
+        x, top, top + ph, top + ph + 16, tick_label(t, ax));
   }
   for (double t : ay.ticks) {
     const double y = py(t);
     out += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#e4e4e4\"/>\n"
         "<text x=\"{3:.1f}\" y=\"{4:.1f}\" font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
-        kLeft, y, kLeft + pw, kLeft - 6, y + 4, tick_label(t));
+        left, y, left + pw, left - 6, y + 4, tick_label(t, ay));
   }
   out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#444\"/>\n",
-                     kLeft, top, pw, ph);
+                     left, top, pw, ph);
   out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
-                     kLeft + pw / 2, kHeight - 16, xml_escape(chart.x_label));
+                     left + pw / 2, kHeight - 16, xml_escape(chart.x_label));
   out += fmt::format(
       "<text transform=\"translate(18 {:.1f}) rotate(-90)\" font-size=\"13\" "
       "text-anchor=\"middle\">{}</text>\n",
@@ -181,8 +186,7 @@ std::string chart_svg(const Chart& chart) {
         "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"{3}\" "
         "stroke-width=\"2\"{4}/>\n"
         "<text x=\"{5:.1f}\" y=\"{6:.1f}\" font-size=\"12\">{7}</text>\n",
-        kLeft + pw + 12, ly, kLeft + pw + 36, colour, dash_attr, kLeft + pw + 42, ly + 4,
-        legend_label(s.label));
+        left + pw + 12, ly, left + pw + 36, colour, dash_attr, left + pw + 42, ly + 4, legend_label(s.label));
   }
   out += "</svg>\n";
   return out;

@@ -1,6 +1,7 @@
 #include "gpurt/trace/examiner_json.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -15,9 +16,15 @@ double sec(Nanos t) { return from_nanos(t, TimeUnit::s); }
 Json pair(Nanos a, Nanos b) { return Json::array({sec(a), sec(b)}); }
 
 Nanos read_seconds(const JsonNode& n) {
-  // Measured files may hold absolute clock times; only finiteness is required.
+  // Measured files may hold absolute clock times (the epoch: about 2^60.6 ns in 2026), so any
+  // finite time in [-2^61, 2^62] ns is taken; in that range the difference of any two, a
+  // block's or a kernel's duration, fits 64 bits.
   const auto t = to_nanos(n.as_number(), TimeUnit::s, Rounding::nearest);
-  if (!t) n.fail("is not a time in seconds");
+  constexpr std::int64_t lo = -(std::int64_t{1} << 61), hi = std::int64_t{1} << 62;
+  if (!t || t->count() < lo || t->count() > hi)
+    n.fail(
+        "is not a time in seconds within [-2^61, 2^62] ns (about -73 to +146 years): the differences "
+        "of the file's times must fit 64-bit nanoseconds");
   return *t;
 }
 
