@@ -51,7 +51,7 @@ TEST_F(ConvertCli, ModelThatDoesNotApplyExitsTwoWithItsReason) {
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("the PBS model does not apply: PBS takes kernels without CPU or copy work; task \"A\" "
-                       "segment 0 is cpu work of up to 1000000 ns"),
+                       "segment 0 is cpu work of up to 1 ms"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(path("x.json")));

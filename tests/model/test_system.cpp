@@ -165,10 +165,10 @@ TEST(SystemDerive, RtgpuWorkGivesSmlpWcetByLemma51) {
   }
   EXPECT_EQ(
       to_pbs(s).why,
-      "PBS takes kernels without CPU or copy work; task \"A\" segment 0 is cpu work of up to 1000000 ns");
+      "PBS takes kernels without CPU or copy work; task \"A\" segment 0 is cpu work of up to 1 ms");
   EXPECT_EQ(to_fifo(s).why,
             "the FIFO model takes kernels without CPU or copy work; task \"A\" segment 0 is cpu work of up "
-            "to 1000000 ns");
+            "to 1 ms");  // in the file's unit
 }
 
 TEST(SystemDerive, SmlpWithoutWorkDoesNotGiveRtgpu) {
@@ -201,11 +201,11 @@ TEST(SystemDerive, MixedExampleGivesSmlpAndRtgpu) {
   EXPECT_EQ(rtgpu.model->tasks[2].priority, 3);
   EXPECT_EQ(
       to_pbs(s).why,
-      "PBS takes kernels without CPU or copy work; task \"detect\" segment 0 is cpu work of up to 500000 ns");
+      "PBS takes kernels without CPU or copy work; task \"detect\" segment 0 is cpu work of up to 500 us");
   EXPECT_EQ(
       to_fifo(s).why,
       "the FIFO model takes kernels without CPU or copy work; task \"detect\" segment 0 is cpu work of up to "
-      "500000 ns");
+      "500 us");
 }
 
 TEST(SystemDerive, EveryBundledModelFileRoundTrips) {
@@ -283,8 +283,7 @@ TEST(SystemDerive, FifoWorkloadIsKeptAndWcetIsTheKernelAloneInWaves) {
   d.tasks[1].deadline = Nanos{10'000'000};
   EXPECT_EQ(
       to_fifo(d).why,
-      "the FIFO model's Theorem 1 assumes implicit deadlines (D = T); task \"t2\" has D = 10000000 ns, T = "
-      "16000000 ns");
+      "the FIFO model's Theorem 1 assumes implicit deadlines (D = T); task \"t2\" has D = 10 ms, T = 16 ms");
 }
 
 TEST(SystemDerive, WavesGiveWcetByUnitsFromWcetAndShape) {

@@ -57,15 +57,18 @@ Derived<M> checked(const M& model, std::string_view label, Parse parse) {
 
 // A task of one kernel and no other work with a time: PBS and FIFO (both seeds model a task as
 // one kernel launch, released periodically).
-std::optional<std::string> single_kernel(const SystemTask& t, std::string_view model) {
+// Times in the file's own unit (the report shows them beside numbers in that unit).
+std::string in_unit(Nanos t, TimeUnit unit) { return fmt::format("{} {}", from_nanos(t, unit), to_string(unit)); }
+
+std::optional<std::string> single_kernel(const SystemTask& t, std::string_view model, TimeUnit unit) {
   if (t.kernels() != 1) {
     return fmt::format("{} takes one kernel per task; task \"{}\" has {}", model, t.name, t.kernels());
   }
   for (std::size_t i = 0; i < t.segments.size(); ++i) {
     const SystemSegment& s = t.segments[i];
     if (s.kind != SegmentKind::kernel && s.time.hi > Nanos{0}) {
-      return fmt::format("{} takes kernels without CPU or copy work; {} is {} work of up to {} ns", model,
-                         where(t, i), to_string(s.kind), s.time.hi.count());
+      return fmt::format("{} takes kernels without CPU or copy work; {} is {} work of up to {}", model,
+                         where(t, i), to_string(s.kind), in_unit(s.time.hi, unit));
     }
   }
   return std::nullopt;
@@ -277,7 +280,7 @@ Derived<PbsSystem> to_pbs(const System& s) {
   m.platform = s.platform;
   m.time_unit = s.time_unit;
   for (const SystemTask& t : s.tasks) {
-    if (auto why = single_kernel(t, "PBS")) return no<PbsSystem>(*why);
+    if (auto why = single_kernel(t, "PBS", s.time_unit)) return no<PbsSystem>(*why);
     if (!t.period) return no<PbsSystem>(fmt::format("PBS needs a period; task \"{}\" has none", t.name));
     const SystemKernel& k = the_kernel(t);
     if (k.blocks == 0 || k.threads == 0) {
@@ -300,14 +303,14 @@ Derived<FifoSystem> to_fifo(const System& s) {
   m.max_block = static_cast<int>(
       std::min<std::int64_t>(s.max_block.value_or(s.platform.max_threads_per_block), m.gpu_threads));
   for (const SystemTask& t : s.tasks) {
-    if (auto why = single_kernel(t, "the FIFO model")) return no<FifoSystem>(*why);
+    if (auto why = single_kernel(t, "the FIFO model", s.time_unit)) return no<FifoSystem>(*why);
     if (!t.period)
       return no<FifoSystem>(fmt::format("the FIFO model needs a period; task \"{}\" has none", t.name));
     if (t.deadline && *t.deadline != *t.period) {
       return no<FifoSystem>(
           fmt::format("the FIFO model's Theorem 1 assumes implicit deadlines (D = T); task \"{}\" "
-                      "has D = {} ns, T = {} ns",
-                      t.name, t.deadline->count(), t.period->count()));
+                      "has D = {}, T = {}",
+                      t.name, in_unit(*t.deadline, s.time_unit), in_unit(*t.period, s.time_unit)));
     }
     const SystemKernel& k = the_kernel(t);
     if (k.blocks == 0 || k.threads == 0) {
