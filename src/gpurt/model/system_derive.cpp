@@ -58,7 +58,9 @@ Derived<M> checked(const M& model, std::string_view label, Parse parse) {
 // A task of one kernel and no other work with a time: PBS and FIFO (both seeds model a task as
 // one kernel launch, released periodically).
 // Times in the file's own unit (the report shows them beside numbers in that unit).
-std::string in_unit(Nanos t, TimeUnit unit) { return fmt::format("{} {}", from_nanos(t, unit), to_string(unit)); }
+std::string in_unit(Nanos t, TimeUnit unit) {
+  return fmt::format("{} {}", from_nanos(t, unit), to_string(unit));
+}
 
 std::optional<std::string> single_kernel(const SystemTask& t, std::string_view model, TimeUnit unit) {
   if (t.kernels() != 1) {
