@@ -163,9 +163,8 @@ TEST(SystemDerive, RtgpuWorkGivesSmlpWcetByLemma51) {
     EXPECT_EQ(smlp.model->tasks[0].wcet_by_units[static_cast<std::size_t>(k - 1)],
               gpu_response_bounds(rtgpu.tasks[0].gpu[0], 2 * k).hi);
   }
-  EXPECT_EQ(
-      to_pbs(s).why,
-      "PBS takes kernels without CPU or copy work; task \"A\" segment 0 is cpu work of up to 1 ms");
+  EXPECT_EQ(to_pbs(s).why,
+            "PBS takes kernels without CPU or copy work; task \"A\" segment 0 is cpu work of up to 1 ms");
   EXPECT_EQ(to_fifo(s).why,
             "the FIFO model takes kernels without CPU or copy work; task \"A\" segment 0 is cpu work of up "
             "to 1 ms");  // in the file's unit
