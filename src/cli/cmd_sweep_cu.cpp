@@ -74,6 +74,8 @@ void run_sweep_cu(const SweepCuArgs& a) {
     const std::string name(to_string(l));
     e.value_columns.insert(e.value_columns.end(),
                            {name + "_iterations", name + "_mean_ms", name + "_max_ms"});
+    e.value_kinds.insert(e.value_kinds.end(),
+                         {SweepValue::count, SweepValue::nonnegative, SweepValue::nonnegative});
   }
   const std::string label = base->instances[target].label.empty() ? base->instances[target].log_name
                                                                   : base->instances[target].label;

@@ -212,5 +212,51 @@ TEST_F(Sweep, ResumeAndMergeRefuseNonFiniteValues) {
             "b.csv: line 2.sum = nan: is not a finite number; no sweep writes it");
 }
 
+// A resumed row must be one this sweep could have written: each value of its column's kind
+// (a ratio of 7, a fractional or negative count, "true" where a number goes, were kept and
+// charted as the sweep's result) and the experiment's rule across the row (here: the item
+// count of the point). The file stays as it was.
+TEST_F(Sweep, ResumeRefusesValuesTheSweepCouldNotHaveWritten) {
+  EXPECT_EQ(sweep_value_problem("0.5", SweepValue::ratio), "");
+  EXPECT_EQ(sweep_value_problem("", SweepValue::ratio), "");
+  EXPECT_EQ(sweep_value_problem("1", SweepValue::ratio), "");
+  EXPECT_EQ(sweep_value_problem("7", SweepValue::ratio), "is not a ratio in [0, 1]");
+  EXPECT_EQ(sweep_value_problem("-0.1", SweepValue::ratio), "is not a ratio in [0, 1]");
+  EXPECT_EQ(sweep_value_problem("2.5", SweepValue::count), "is not a whole number >= 0");
+  EXPECT_EQ(sweep_value_problem("-1", SweepValue::count), "is not a whole number >= 0");
+  EXPECT_EQ(sweep_value_problem("1 2", SweepValue::count), "is not one number");
+  EXPECT_EQ(sweep_value_problem("true", SweepValue::nonnegative), "is not one number");
+  EXPECT_EQ(sweep_value_problem("-6.5", SweepValue::nonnegative), "is negative");
+  EXPECT_EQ(sweep_value_problem("1", SweepValue::flag), "is not true or false");
+  EXPECT_EQ(sweep_value_problem("-3 x", SweepValue::number), "");  // the format is checked elsewhere
+  SweepExperiment e = synthetic();
+  e.value_kinds = {SweepValue::count, SweepValue::count};
+  e.check_values =
+      [](std::size_t p,
+         const std::vector<std::string>& v) -> std::optional<std::pair<std::size_t, std::string>> {
+    if (v[0] != std::to_string(p % 4 + 1))
+      return std::pair{std::size_t{0}, std::string("is not the point's item count")};
+    return std::nullopt;
+  };
+  const std::pair<std::string, std::string> refused[] = {
+      {"1,9,10,2.5,5", "line 2.items = 2.5: is not a whole number >= 0, which this sweep never writes there"},
+      {"1,9,10,2,-5", "line 2.sum = -5: is not a whole number >= 0, which this sweep never writes there"},
+      {"1,9,10,3,5", "line 2.items = 3: is not the point's item count; refusing to resume into it"},
+  };
+  for (const auto& [row, message] : refused) {
+    const std::string text = "point,points,x,items,sum\n" + row + "\n";
+    std::ofstream(path("v.csv")) << text;
+    try {
+      run_sweep(e, {.out = path("v.csv")});
+      ADD_FAILURE() << row << ": no error";
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find(message), std::string::npos) << err.what();
+    }
+    EXPECT_EQ(read_text_file(path("v.csv")), text);
+  }
+  std::ofstream(path("ok.csv")) << "point,points,x,items,sum\n1,9,10,2,5\n";
+  EXPECT_EQ(run_sweep(e, {.out = path("ok.csv")}).resumed, 1u);
+}
+
 }  // namespace
 }  // namespace gpurt

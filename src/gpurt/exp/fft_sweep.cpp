@@ -92,6 +92,19 @@ SweepExperiment fft_sweep_experiment(const FftSweepOptions& o) {
                      "be_throughput_msps",
                      "smlp_throughput_msps",
                      "violations"};
+  // A resumed row: the allowed sizes (several numbers), counts, and times that are statistics.
+  e.value_kinds = {SweepValue::number,      SweepValue::count,       SweepValue::nonnegative,
+                   SweepValue::nonnegative, SweepValue::nonnegative, SweepValue::nonnegative,
+                   SweepValue::nonnegative, SweepValue::nonnegative, SweepValue::nonnegative,
+                   SweepValue::count};
+  e.check_values =
+      [](std::size_t,
+         const std::vector<std::string>& v) -> std::optional<std::pair<std::size_t, std::string>> {
+    for (const std::size_t avg : {std::size_t{2}, std::size_t{4}})  // be_avg_us <= be_max_us, smlp alike
+      if (!v[avg].empty() && !v[avg + 1].empty() && std::stod(v[avg]) > std::stod(v[avg + 1]))
+        return std::pair{avg, std::string("is above the maximum beside it")};
+    return std::nullopt;
+  };
   for (const Point& pt : *points) {
     const std::int64_t samples = (std::int64_t{1} << pt.log2_size) * o.profile.batch;
     e.keys.push_back(

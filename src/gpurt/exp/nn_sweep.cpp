@@ -96,6 +96,23 @@ SweepExperiment nn_sweep_experiment(const NnSweepOptions& o) {
   SweepExperiment e;
   e.key_columns = {"backend", "table", "task", "competitors", "management", "partition_cus"};
   e.value_columns = {"jobs", "min_ms", "max_ms", "mean_ms", "stddev_ms"};
+  // A resumed row: a job count, and times that are statistics of that many jobs.
+  e.value_kinds = {SweepValue::count, SweepValue::nonnegative, SweepValue::nonnegative,
+                   SweepValue::nonnegative, SweepValue::nonnegative};
+  e.check_values =
+      [](std::size_t,
+         const std::vector<std::string>& v) -> std::optional<std::pair<std::size_t, std::string>> {
+    const bool none = v[0].empty() || v[0] == "0";
+    for (std::size_t k = 1; k < v.size(); ++k)
+      if (v[k].empty() != none)
+        return std::pair{
+            k, none ? std::string("is a statistic of no job") : std::string("is missing for the jobs run")};
+    if (none) return std::nullopt;
+    const double lo = std::stod(v[1]), hi = std::stod(v[2]), mean = std::stod(v[3]);
+    if (lo > mean || mean > hi)
+      return std::pair{std::size_t{3}, std::string("is not between min_ms and max_ms")};
+    return std::nullopt;
+  };
   for (const NnScenario& s : *scenarios) {
     e.keys.push_back({"simulated", s.table, s.task, s.competitors, s.management,
                       s.partition_cus > 0 ? std::to_string(s.partition_cus) : "all"});

@@ -179,6 +179,32 @@ SweepExperiment pbs_sweep_experiment(const PbsSweepOptions& o) {
       }
     }
   }
+  // What each column holds, checked on a resumed row (a set count above --sets, a ratio of 7).
+  using V = SweepValue;
+  if (o.figure == PbsFigure::fig4) {
+    e.value_kinds = {V::count, V::ratio, V::ratio, V::ratio, V::count};
+  } else if (o.figure == PbsFigure::fig5c) {
+    e.value_kinds = {V::count,       V::flag,        V::count, V::count,
+                     V::nonnegative, V::nonnegative, V::flag,  V::count};
+  } else {
+    e.value_kinds = {V::count,       V::nonnegative, V::nonnegative, V::nonnegative,
+                     V::nonnegative, V::nonnegative, V::nonnegative, V::nonnegative,
+                     V::nonnegative, V::count,       V::count};
+  }
+  e.check_values =
+      [fig5c = o.figure == PbsFigure::fig5c, max_sets = o.sets](
+          std::size_t,
+          const std::vector<std::string>& v) -> std::optional<std::pair<std::size_t, std::string>> {
+    // The first column counts the sets generated: at most the sets a point draws (one in 5c); the
+    // last counts some of them.
+    const double generated = v[0].empty() ? 0 : std::stod(v[0]);
+    const int most = fig5c ? 1 : max_sets;
+    if (generated > most)
+      return std::pair{std::size_t{0}, fmt::format("is more than the {} set(s) a point draws", most)};
+    if (!fig5c && !v.back().empty() && std::stod(v.back()) > generated)
+      return std::pair{v.size() - 1, fmt::format("is more than the {} set(s) generated", v[0])};
+    return std::nullopt;
+  };
   const PbsFigure figure = o.figure;
   const int sets = o.figure == PbsFigure::fig5c ? 1 : o.sets;
   e.run_item = [gen, figure, sets, seed = o.seed, cap = o.max_vertices](std::size_t p, int j) {

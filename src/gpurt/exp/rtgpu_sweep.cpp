@@ -65,6 +65,17 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
     e.keys.push_back({fmt::format("{}", u)});
     e.items.push_back(o.sets_per_point);
   }
+  // A resumed row: the set count every point has, and acceptance ratios (the gain: any number).
+  e.value_kinds.assign(e.value_columns.size(), SweepValue::ratio);
+  e.value_kinds.front() = SweepValue::count;
+  if (o.throughput_gain) e.value_kinds.back() = SweepValue::number;
+  e.check_values = [sets = o.sets_per_point](std::size_t, const std::vector<std::string>& v)
+      -> std::optional<std::pair<std::size_t, std::string>> {
+    if (v[0] != std::to_string(sets))
+      return std::pair{std::size_t{0},
+                       fmt::format("is not the {} set(s) a point of this sweep draws (--sets)", sets)};
+    return std::nullopt;
+  };
   e.run_item = [o](std::size_t p, int j) {
     RtgpuTable1Options g = o.generator;
     g.utilization = o.utilizations[p];

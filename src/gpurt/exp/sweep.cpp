@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -118,10 +120,24 @@ std::map<std::size_t, std::vector<std::string>> read_partial(const SweepExperime
                                      e.keys[r.point][k]));
       }
     }
-    for (std::size_t k = 2 + e.key_columns.size(); k < r.fields.size(); ++k) {
+    const std::size_t first = 2 + e.key_columns.size();
+    for (std::size_t k = first; k < r.fields.size(); ++k) {
       if (!well_formed_sweep_value(r.fields[k])) {
-        throw InputError(o.out, where + "." + e.value_columns[k - 2 - e.key_columns.size()], r.fields[k],
+        throw InputError(o.out, where + "." + e.value_columns[k - first], r.fields[k],
                          "is not a number this sweep writes; refusing to resume into it");
+      }
+      const SweepValue kind = e.value_kinds.empty() ? SweepValue::number : e.value_kinds[k - first];
+      if (const std::string problem = sweep_value_problem(r.fields[k], kind); !problem.empty()) {
+        throw InputError(o.out, where + "." + e.value_columns[k - first], r.fields[k],
+                         problem + ", which this sweep never writes there; refusing to resume into it");
+      }
+    }
+    if (e.check_values) {
+      const std::vector<std::string> values(r.fields.begin() + static_cast<std::ptrdiff_t>(first),
+                                            r.fields.end());
+      if (const auto bad = e.check_values(r.point, values)) {
+        throw InputError(o.out, where + "." + e.value_columns[bad->first], values[bad->first],
+                         bad->second + "; refusing to resume into it");
       }
     }
     if (!rows.emplace(r.point, r.fields).second) {
@@ -160,6 +176,25 @@ class PartialFile {
 };
 
 }  // namespace
+
+std::string sweep_value_problem(std::string_view field, SweepValue kind) {
+  if (field.empty() || kind == SweepValue::number) return "";
+  if (kind == SweepValue::flag) return field == "true" || field == "false" ? "" : "is not true or false";
+  double v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v))
+    return "is not one number";
+  switch (kind) {
+    case SweepValue::ratio:
+      return v >= 0 && v <= 1 ? "" : "is not a ratio in [0, 1]";
+    case SweepValue::count:
+      return v >= 0 && v == std::floor(v) ? "" : "is not a whole number >= 0";
+    case SweepValue::nonnegative:
+      return v >= 0 ? "" : "is negative";
+    default:
+      return "";
+  }
+}
 
 SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
   check_experiment(e, o);

@@ -22,13 +22,29 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpurt {
 
 /// What one work item reports: experiment-defined numbers (verdicts, times, vertex counts).
 using SweepItem = std::vector<double>;
+
+/// What a value column holds, which a resumed row must too (a row this sweep could not have
+/// written is refused, not presented as the sweep's result). Every kind allows an empty cell.
+enum class SweepValue {
+  number,       ///< any finite number (or several, space-separated), true or false: the format only
+  ratio,        ///< one number in [0, 1]
+  count,        ///< one whole number >= 0
+  nonnegative,  ///< one number >= 0
+  flag,         ///< true or false
+};
+
+/// The problem with `field` as a value of `kind` ("" when it is one).
+std::string sweep_value_problem(std::string_view field, SweepValue kind);
 
 struct SweepExperiment {
   std::vector<std::string> key_columns;    ///< identify a point, e.g. {"utilization"}
@@ -44,6 +60,13 @@ struct SweepExperiment {
   /// Called once per computed point, possibly concurrently for different points.
   std::function<std::vector<std::string>(std::size_t point, const std::vector<SweepItem>& items)>
       finish_point;
+  /// What each value column holds, checked on every resumed row (empty: SweepValue::number for all).
+  std::vector<SweepValue> value_kinds;
+  /// Optional, on a resumed row whose cells have their kinds: a rule across its cells (a set
+  /// count the options fix, min <= mean <= max). Returns (value column index, problem), or nothing.
+  std::function<std::optional<std::pair<std::size_t, std::string>>(std::size_t point,
+                                                                   const std::vector<std::string>& values)>
+      check_values;
 };
 
 struct SweepRunOptions {

@@ -56,9 +56,12 @@ template <class Emit>
 void perfetto_events(const Trace& trace, Emit&& emit) {
   const std::string gpu = trace.simulated ? fmt::format("GPU {} (simulated by gpurt)", trace.platform)
                                           : std::string("GPU (measured)");
-  const auto [slot, slots] = sm_slots(trace);
+  // Not a structured binding: the lambdas below use it, which clang 14 (the fuzz build) refuses.
+  const auto sm_slot = sm_slots(trace);
+  const auto& slot = sm_slot.first;
+  const auto slots = sm_slot.second;
   // Track of SM `sm`, slot `k`: tracks sort by id, so an SM's slots stay together.
-  const auto tid = [slots = slots](int sm, int k) { return static_cast<std::int64_t>(sm) * slots + k; };
+  const auto tid = [slots](int sm, int k) { return static_cast<std::int64_t>(sm) * slots + k; };
   std::vector<std::vector<bool>> named(static_cast<std::size_t>(std::max(0, trace.sms)));
   for_each_block(trace, [&, n = std::size_t{0}](const BlockRecord& r) mutable {
     const auto k = static_cast<std::size_t>(slot[n++]);
