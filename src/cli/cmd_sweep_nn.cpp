@@ -87,7 +87,8 @@ void add_sweep_nn(CLI::App& app) {
       "(Table 5.2's kernel times, and its job times for the host's pipelined launches; kernel\n"
       "parallelism and memory-bound fraction fitted to Table 6.3's four isolated means, host jitter\n"
       "to its isolated standard deviation, host stalls to two of its isolated maxima, the per-job\n"
-      "lock hand-off to one Table 6.2 mean; nothing else). docs/validation.md compares each row\n"
+      "lock hand-off to one Table 6.2 mean and its draw's shape to one Table 6.1 spread, the memory\n"
+      "phases to one contended Table 6.3 cell; nothing else). docs/validation.md compares each row\n"
       "with the seed.\n"
       "Example (all three tables, 10 simulated seconds per scenario):\n"
       "  gpurt sweep nn --seconds 10 --out nn.csv");

@@ -159,8 +159,8 @@ TEST(NnSim, MemoryBandwidthMakesHalfTheGpuNearlyAsFast) {
 // a medium job are memory-bound, the other 52 not, and each phase's block time is solved so a
 // kernel alone on all 60 CUs takes 47154 ns. Only the memory model (bandwidth 35): alone on 60
 // CUs the last 25 blocks of a memory-bound kernel start with 36..60 resident, so its span is
-// 60/35 block times and its blocks take 47154 x 35/60 = 27506.5, rounded 27506 ns (the double
-// falls just below the half); the late blocks take 47154 ns.
+// 60/35 block times and its blocks take 4.904 ms / 104 x 35/60 = 47153.85 x 35/60 = 27506.4,
+// rounded 27506 ns; the late blocks take 47153.85, rounded 47154 ns.
 // On 30 CUs (30 resident, below the bandwidth) a kernel is 2 waves: early 55012 ns, shorter than
 // a launch (64 us), so the early kernels end before the next launch; late 94308 ns, longer, so
 // from the 53rd launch (at 32 x 77 + 53 x 64 us) the job is GPU-bound:
@@ -187,6 +187,22 @@ TEST(NnSim, MemoryPhasesSolveEachPhaseAloneAndSplitTheJob) {
   NnSimOptions whole = quiet(NnManagement::unmanaged);
   whole.model = o.model;
   EXPECT_EQ(simulate_nn(p, copies("medium", 1), whole).measured.max, Nanos{kMediumAlone});
+}
+
+// Without pipelined launches (launch_cpu 0: the CPU segments of the older model) a job is its CPU
+// time, job minus kernel time, 9.043 - 4.904 = 4.139 ms in two halves, around its 104 kernels,
+// all queued at once and run back to back: on 30 CUs 52 early kernels of 55012 ns and 52 late
+// ones of 94308 ns (the timeline above): 4139000 + 52 x 55012 + 52 x 94308 = 11903640 ns.
+TEST(NnSim, MemoryPhasesHoldWithoutPipelinedLaunches) {
+  Platform p = radeon_ideal();
+  p.model.memory_bandwidth = 35;
+  std::vector<NnTaskSpec> t = copies("medium", 1);
+  t[0].cus = nn_partition(p, 0, 30);
+  NnSimOptions o = quiet(NnManagement::partitioned);
+  o.model.launch_cpu = Nanos{0};
+  o.model.memory_bound_kernels = 0.5;
+  o.model.late_memory_fraction = 0;
+  EXPECT_EQ(simulate_nn(p, t, o).measured.max, Nanos{11'903'640});
 }
 
 // Two medium tasks on disjoint halves (30 + 30 resident blocks, above the bandwidth 35) slow each

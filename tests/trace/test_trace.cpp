@@ -239,6 +239,12 @@ TEST(Trace, MeasuredIntervalsThatEndBeforeTheyStartAreRefusedWithTheirPath) {
   EXPECT_NE(sync.find("times[2].cuda_launch_times[2]"), std::string::npos) << sync;
 }
 
+// A file that says the device's resident threads but records no block saw no SM: dividing the
+// threads by the SMs seen was a division by zero (fuzz_results, 2026-11-27).
+TEST(Trace, AFileWithResidentThreadsAndNoBlockReads) {
+  EXPECT_EQ(reading_error(R"({"max_resident_threads": 4096, "times": [{}, {"cpu_times": [0.0, 1]}]})"), "");
+}
+
 // Times far apart overflowed a 64-bit duration (9e9 s minus -9e9 s is 1.8e19 ns): calibrate then
 // fitted NaN and wrote its file. A time must lie in [-2^61, 2^62] ns, where any two differ by a
 // 64-bit number; today's epoch clock (about 1.8e9 s) and negative times still read.

@@ -55,8 +55,8 @@ struct NnKernelModel {
   /// MobileNet V1's early layers run on large activation maps with few channels (depthwise and
   /// narrow pointwise convolutions: little arithmetic per byte), its late layers on small maps
   /// with many channels (wide pointwise convolutions: much arithmetic per byte), so how much
-  /// two tasks' jobs contend for memory depends on which of their layers meet. 1 (the default):
-  /// every kernel memory_fraction, one phase (the model before 2026-11-27). Block times are solved per phase,
+  /// two tasks' jobs contend for memory depends on which of their layers meet. 1: every kernel
+  /// memory_fraction, one phase (the model before 2026-11-27). Block times are solved per phase,
   /// so every kernel alone on the whole GPU still takes the job's mean kernel time. Fitted (scripts/fit-nn
   /// --stage phases) to two numbers, Table 6.3's medium task against three medium competitors on 15 CUs (mean
   /// and standard deviation), with radeon-vii's memory_bandwidth refitted to the four isolated means at each

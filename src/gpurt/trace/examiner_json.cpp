@@ -265,8 +265,9 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     trace.instances.push_back(std::move(inst));
   }
   trace.sms = std::max(trace.sms, max_sm + 1);
-  if (trace.max_threads_per_sm == 0 && resident_threads > 0) {
+  if (trace.max_threads_per_sm == 0 && resident_threads > 0 && trace.sms > 0) {
     // The device's resident threads over the SMs seen (at least): an SM's capacity, or more.
+    // Files that record no block see no SM (fuzz_results found the division by zero).
     trace.max_threads_per_sm = static_cast<int>(
         std::min<std::int64_t>(std::max<std::int64_t>(1, resident_threads / trace.sms), 1 << 20));
   }
