@@ -72,6 +72,7 @@ void run_sweep_nn(const SweepNnArgs& a) {
   plot.y_label = "job time (ms)";
   plot.note = note;
   plot.ys = {"min_ms", "mean_ms", "max_ms"};
+  plot.lines = false;  // one row per scenario: neighbouring scenarios are no curve
   SweepRunArgs run = a.run;
   run.inputs = {a.platform};
   run_sweep_command(nn_sweep_experiment(o), run, plot);

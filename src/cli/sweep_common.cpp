@@ -68,6 +68,7 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p, const std::stri
   chart.log_x = p.log_x;
   chart.log_y = p.log_y;
   chart.note = p.note;
+  chart.lines = p.lines;
   if (p.cdf) {
     for (const std::string& y : p.ys) {
       const std::size_t c = table.column(y, file);

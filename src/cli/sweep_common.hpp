@@ -38,6 +38,7 @@ struct SweepPlot {
   std::string title, x, x_label, y_label, note;
   std::vector<std::string> ys;
   bool log_x = false, log_y = false, cdf = false;
+  bool lines = true;  ///< false: markers only (rows that are scenarios, not a curve)
 };
 
 /// Runs the sweep with the user's options: the CSV goes to --out (resumable) or stdout, the

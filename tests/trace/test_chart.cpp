@@ -87,8 +87,28 @@ TEST(Chart, LogAxisUsesWholeDecadesAndDropsNonPositiveValues) {
   const auto lines = polylines(svg);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].size(), 2u);
-  // y = 3 sits (log10(3) + 2) / 5 of the way up the domain [10^-2, 10^3].
-  EXPECT_NEAR(lines[0][1].second, 44 + (1 - (std::log10(3.0) + 2) / 5) * 358, 0.06);
+  // y = 3 sits (log10(3) + 2) / 5 of the way up the domain [10^-2, 10^3]; the note line that
+  // counts the left-out 0 moves the plot down (top 62, height 460 - 62 - 58 = 340).
+  EXPECT_NEAR(lines[0][1].second, 62 + (1 - (std::log10(3.0) + 2) / 5) * 340, 0.06);
+}
+
+// A log axis cannot draw 0: the points it leaves out are counted in the note line, which
+// appears for them (they vanished unsaid). Markers only: every point, no polyline.
+TEST(Chart, LeftOutLogPointsAreCountedAndMarkersOnlyDrawNoLine) {
+  Chart c{"t", "", "", false, true, "", {{"a", {1, 2, 3, 4}, {0.02, 3, 0, 900}}, {"b", {1, 2}, {-1, 5}}}};
+  const std::string svg = chart_svg(c);
+  EXPECT_NE(svg.find(">2 point(s) at or below 0 not drawn on the log axis</text>"), std::string::npos) << svg;
+  c.note = "simulated";
+  EXPECT_NE(chart_svg(c).find(">simulated; 2 point(s) at or below 0 not drawn on the log axis</text>"),
+            std::string::npos);
+  Chart m{"t", "", "", false, false, "", {{"a", {0, 1, 2}, {1, 3, 2}}}};
+  m.lines = false;
+  const std::string dots = chart_svg(m);
+  EXPECT_TRUE(polylines(dots).empty());
+  std::size_t circles = 0;
+  for (std::size_t at = dots.find("<circle"); at != std::string::npos; at = dots.find("<circle", at + 1))
+    ++circles;
+  EXPECT_EQ(circles, 3u);
 }
 
 TEST(Chart, NanBreaksTheLine) {
@@ -248,16 +268,33 @@ TEST(Chart, SubnormalValuesDrawNoNanOrInfinity) {
   }
 }
 
-// A title or note longer than the picture is wide ran off its edge: cut with "…", whole in the
-// tooltip (84 and 108 characters).
-TEST(Chart, LongTitlesAndNotesAreCutWithTheirWholeTextInATooltip) {
-  const std::string title(100, 't'), note = "SIMULATED; " + std::string(120, 'n');
+// A title longer than the picture is wide ran off its edge: cut with "…" at 84 characters, whole
+// in the tooltip. A note (where the numbers come from) wraps at spaces into lines of at most 108
+// characters, three at most, the plot moving down; past three the last line ends cut, the whole
+// note in its tooltip.
+TEST(Chart, LongTitlesAreCutAndLongNotesWrap) {
+  const std::string title(100, 't');
+  std::string note;
+  for (int k = 0; k < 40; ++k) note += (k ? " " : "") + std::string("word");  // 199 characters
   Chart c{title, "", "", false, false, note, {{"a", {1, 2}, {1, 2}}}};
   const std::string svg = chart_svg(c);
   EXPECT_NE(svg.find("<tspan>" + std::string(83, 't') + "…<title>" + title + "</title></tspan>"),
             std::string::npos);
-  EXPECT_NE(svg.find("<tspan>SIMULATED; " + std::string(96, 'n') + "…<title>" + note + "</title></tspan>"),
-            std::string::npos);
+  std::string first, second;
+  for (int k = 0; k < 21; ++k) first += (k ? " " : "") + std::string("word");  // 104 characters
+  for (int k = 0; k < 19; ++k) second += (k ? " " : "") + std::string("word");
+  EXPECT_NE(svg.find("y=\"44\" font-size=\"12\" fill=\"#b00\">" + first + "</text>"), std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("y=\"62\" font-size=\"12\" fill=\"#b00\">" + second + "</text>"), std::string::npos);
+  EXPECT_NE(svg.find("y1=\"80.0\""), std::string::npos);  // the plot starts under two note lines
+  std::string lots;
+  for (int k = 0; k < 100; ++k) lots += (k ? " " : "") + std::string("word");
+  c.note = lots;
+  const std::string cut = chart_svg(c);
+  EXPECT_NE(
+      cut.find("y=\"80\" font-size=\"12\" fill=\"#b00\"><tspan>" + first + "…<title>" + lots + "</title>"),
+      std::string::npos)
+      << cut;
   Chart fits{std::string(84, 't'), "", "", false, false, "", {{"a", {1, 2}, {1, 2}}}};
   EXPECT_NE(chart_svg(fits).find(">" + std::string(84, 't') + "</text>"), std::string::npos);
 }

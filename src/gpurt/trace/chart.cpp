@@ -25,6 +25,43 @@ std::string legend_label(const std::string& label) { return clipped_text(label, 
 
 // On a log axis a value must be positive, and at least 10^-300: below, its decade's tick (a power
 // of ten past the smallest normal double) would be 0, whose logarithm is no position.
+// `text` in lines of at most `width` characters, broken at spaces, `max_lines` at most (cut:
+// the text went on).
+struct Wrapped {
+  std::vector<std::string> lines;
+  bool cut = false;
+};
+Wrapped wrapped(std::string_view text, std::size_t width, std::size_t max_lines) {
+  const auto chars = [](std::string_view s) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); i += std::max<std::size_t>(1, utf8_sequence(s.substr(i)))) ++n;
+    return n;
+  };
+  Wrapped w;
+  std::string line;
+  std::size_t line_chars = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t space = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, space - at);
+    at = space + 1;
+    if (word.empty()) continue;
+    const std::size_t n = chars(word);
+    if (!line.empty() && line_chars + 1 + n > width) {
+      w.lines.push_back(std::move(line));
+      line.clear();
+      line_chars = 0;
+    }
+    line += (line.empty() ? "" : " ") + std::string(word);
+    line_chars += (line_chars == 0 ? 0 : 1) + n;
+  }
+  if (!line.empty()) w.lines.push_back(std::move(line));
+  if (w.lines.size() > max_lines) {
+    w.lines.resize(max_lines);
+    w.cut = true;
+  }
+  return w;
+}
+
 bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v >= 1e-300); }
 
 struct Axis {
@@ -101,9 +138,24 @@ std::string chart_svg(const Chart& chart) {
     }
   }
   if (!(xmin <= xmax)) throw Error(fmt::format("chart \"{}\": no drawable point", chart.title));
+  // Finite values a log axis leaves out are said in the note: a point that vanished unsaid
+  // looked like a point never measured.
+  std::size_t left_out = 0;
+  for (const ChartSeries& s : chart.series)
+    for (std::size_t i = 0; i < s.x.size(); ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]) &&
+          (!drawable(s.x[i], chart.log_x) || !drawable(s.y[i], chart.log_y)))
+        ++left_out;
+  std::string note_text = chart.note;
+  if (left_out > 0)
+    note_text += fmt::format("{}{} point(s) at or below 0 not drawn on the log axis",
+                             note_text.empty() ? "" : "; ", left_out);
   const Axis ax = make_axis(xmin, xmax, chart.log_x), ay = make_axis(ymin, ymax, chart.log_y);
 
-  const double top = chart.note.empty() ? 44 : 62;
+  // The note wraps at spaces into lines of at most 108 characters (the picture's width at 12 px),
+  // three at most: it says where the numbers come from ("simulated"), which must stay readable.
+  const Wrapped note = wrapped(note_text, 108, 3);
+  const double top = 44 + 18 * static_cast<double>(note.lines.size());
   // The plot starts right of the widest y tick label (about 6.5 px a character at 11 px, and the
   // rotated axis label's 26 px), at least at kLeft.
   std::size_t widest = 0;
@@ -119,12 +171,19 @@ std::string chart_svg(const Chart& chart) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       kWidth, height);
-  // A title or note longer than the picture is wide is cut, whole in its tooltip.
+  // A title longer than the picture is wide is cut, whole in its tooltip.
   out += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\">{}</text>\n", kLeft,
                      clipped_text(chart.title, 84));
-  if (!chart.note.empty())
-    out += fmt::format("<text x=\"{}\" y=\"44\" font-size=\"12\" fill=\"#b00\">{}</text>\n", kLeft,
-                       clipped_text(chart.note, 108));
+  for (std::size_t k = 0; k < note.lines.size(); ++k) {
+    // A note past its lines ends cut, the whole note in the last line's tooltip; a word longer
+    // than a line is cut likewise.
+    const std::string text =
+        k + 1 == note.lines.size() && note.cut
+            ? "<tspan>" + xml_escape(note.lines[k]) + "…<title>" + xml_escape(note_text) + "</title></tspan>"
+            : clipped_text(note.lines[k], 108);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#b00\">{}</text>\n", kLeft,
+                       44 + 18 * k, text);
+  }
 
   // Grid, ticks and labels.
   for (double t : ax.ticks) {
@@ -159,7 +218,7 @@ std::string chart_svg(const Chart& chart) {
     const std::string dash_attr = dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", dash);
     std::string points;
     auto flush = [&] {
-      if (points.find(' ') != std::string::npos)
+      if (chart.lines && points.find(' ') != std::string::npos)
         out += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\"{} points=\"{}\"/>\n",
                            colour, dash_attr, points);
       points.clear();
@@ -173,7 +232,7 @@ std::string chart_svg(const Chart& chart) {
       const double x = px(s.x[i]), y = py(s.y[i]);
       if (!points.empty()) points += ' ';
       points += fmt::format("{:.1f},{:.1f}", x, y);
-      if (s.x.size() <= 60)
+      if (s.x.size() <= 60 || !chart.lines)
         markers += fmt::format(
             "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.8\" fill=\"{}\"><title>{}: ({:g}, "
             "{:g})</title></circle>\n",

@@ -21,11 +21,15 @@ struct Chart {
   bool log_x = false, log_y = false;  ///< log10 axes; non-positive values are then not drawn
   std::string note;                   ///< under the title, e.g. "simulated"
   std::vector<ChartSeries> series;
+  /// false: markers only, every point, no line between them (points that are categories, such
+  /// as one row per scenario, are no curve).
+  bool lines = true;
 };
 
 /// The chart as a standalone SVG document: axes with "nice" ticks, one coloured line with
-/// markers per series, and a legend. Throws gpurt::Error when no series has a drawable point or
-/// a series' x and y differ in length.
+/// markers per series, and a legend. Values a log axis cannot draw (at most 0, or below 10^-300)
+/// are counted in the note line, never dropped unsaid. Throws gpurt::Error when no series has a drawable
+/// point or a series' x and y differ in length.
 std::string chart_svg(const Chart& chart);
 
 /// The empirical CDF of `samples`: a step line from (min, 0) through (s_(i), i/n) for the sorted
