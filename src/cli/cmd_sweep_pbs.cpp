@@ -74,6 +74,9 @@ SweepPlot plot_for(const PbsSweepOptions& o) {
       p.y_label = "fraction of task sets";
       p.log_x = true;
       p.cdf = true;
+      // A tree stopped at the cap is drawn at the cap, not at its (larger) size: said on the chart.
+      p.note += fmt::format("; vertices_no_merge stops at --max-vertices {} (no_merge_complete false)",
+                            o.max_vertices);
       break;
   }
   return p;

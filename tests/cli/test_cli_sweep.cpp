@@ -101,6 +101,8 @@ TEST_F(SweepCli, PlotsAreSvgChartsOfTheCsv) {
       cli("sweep pbs --figure 5c --sets 3 --max-vertices 100000 --quiet --plot " + path("c.svg"));
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(read("c.svg").find("vertices_no_merge"), std::string::npos);
+  // A tree stopped at the cap is drawn at the cap: the chart says so, with the cap.
+  EXPECT_NE(read("c.svg").find("vertices_no_merge stops at --max-vertices 100000"), std::string::npos);
 }
 
 TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
