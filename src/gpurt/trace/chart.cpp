@@ -23,8 +23,6 @@ constexpr double kLeft = 78, kRight = 200, kBottom = 58;
 // there (at a UTF-8 character boundary) with "…", the whole label in its tooltip.
 std::string legend_label(const std::string& label) { return clipped_text(label, 24); }
 
-// On a log axis a value must be positive, and at least 10^-300: below, its decade's tick (a power
-// of ten past the smallest normal double) would be 0, whose logarithm is no position.
 // `text` in lines of at most `width` characters, broken at spaces, `max_lines` at most (cut:
 // the text went on).
 struct Wrapped {
@@ -62,6 +60,8 @@ Wrapped wrapped(std::string_view text, std::size_t width, std::size_t max_lines)
   return w;
 }
 
+// On a log axis a value must be positive, and at least 10^-300: below, its decade's tick (a power
+// of ten past the smallest normal double) would be 0, whose logarithm is no position.
 bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v >= 1e-300); }
 
 struct Axis {
