@@ -239,6 +239,18 @@ TEST(Trace, MeasuredIntervalsThatEndBeforeTheyStartAreRefusedWithTheirPath) {
   EXPECT_NE(sync.find("times[2].cuda_launch_times[2]"), std::string::npos) << sync;
 }
 
+// gpurt's own block in a result file is strict (gpurt is its only writer): "simulate" for
+// "simulated" read the file as measured.
+TEST(Trace, GpurtsOwnBlockInAResultRefusesUnknownKeys) {
+  const std::string ok = result_with("[1.0, 2.0]", "[1.0, 1.1, 0]", "[1.2, 1.3]");
+  const std::string misspelled = ok.substr(0, ok.size() - 1) + R"(, "gpurt": {"simulate": true}})";
+  const std::string error = reading_error(misspelled);
+  EXPECT_NE(error.find("gpurt.simulate"), std::string::npos) << error;
+  EXPECT_NE(error.find("simulated"), std::string::npos) << error;  // the hint names the key meant
+  EXPECT_EQ(reading_error(ok.substr(0, ok.size() - 1) + R"(, "gpurt": {"simulated": true, "stream": 1}})"),
+            "");
+}
+
 // A file that says the device's resident threads but records no block saw no SM: dividing the
 // threads by the SMs seen was a division by zero (fuzz_results, 2026-11-27).
 TEST(Trace, AFileWithResidentThreadsAndNoBlockReads) {

@@ -172,6 +172,9 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     // One picture is either simulated or measured: its title says which, for every file.
     bool simulated = false;
     std::optional<JsonNode> g = root.find("gpurt");
+    // gpurt's own block (examiner_doc above is its only writer): a misspelled key would silently
+    // turn a simulated file into a measured one or lose its platform, so it is strict.
+    if (g) g->expect_object({"simulated", "platform", "sms", "max_threads_per_sm", "stream"});
     if (g) {
       if (auto v = g->find("simulated")) {
         simulated = v->as_bool();
