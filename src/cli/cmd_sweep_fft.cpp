@@ -83,26 +83,26 @@ void run_sweep_fft(const SweepFftArgs& a) {
   const std::string what = gpu ? "measured" : "SIMULATED (cuFFT model on the block-level simulator)";
   const std::string note =
       fmt::format("{}; {} trial(s) x {} job(s) per task; seed {}", what, o.trials, o.jobs, o.seed);
-  SweepPlot plot;
-  plot.title = fmt::format("FFT 2^{} on {}: response times, BE vs SMLP ({})", o.log2_sizes.front(),
-                           o.platform.id, gpu ? "measured" : "simulated");
-  plot.x = "tasks";
-  plot.x_label = "concurrent FFT tasks";
-  plot.y_label = "response time (us)";
-  plot.note = note;
-  plot.ys = {"be_avg_us", "be_max_us", "smlp_avg_us", "smlp_max_us", "bound_us"};
+  // The seed's Figures 6 and 7: columns against the task count, titled by what they show.
+  const auto figure = [&](const std::string& shows, const std::string& y_label, std::vector<std::string> ys) {
+    SweepPlot p;
+    p.title = fmt::format("FFT 2^{} on {}: {}, BE vs SMLP ({})", o.log2_sizes.front(), o.platform.id, shows,
+                          gpu ? "measured" : "simulated");
+    p.x = "tasks";
+    p.x_label = "concurrent FFT tasks";
+    p.y_label = y_label;
+    p.note = note;
+    p.ys = std::move(ys);
+    return p;
+  };
+  const SweepPlot plot = figure("response times", "response time (us)",
+                                {"be_avg_us", "be_max_us", "smlp_avg_us", "smlp_max_us", "bound_us"});
+  const SweepPlot throughput =
+      figure("throughput", "throughput (Msamples/s)", {"be_throughput_msps", "smlp_throughput_msps"});
   const SweepExperiment e = fft_sweep_experiment(o);
   SweepRunArgs run = a.run;
   run.more_outputs.emplace_back("--plot-throughput", a.plot_throughput);
   run.inputs = {a.platform};
-  SweepPlot throughput;
-  throughput.title = fmt::format("FFT 2^{} on {}: throughput, BE vs SMLP ({})", o.log2_sizes.front(),
-                                 o.platform.id, gpu ? "measured" : "simulated");
-  throughput.x = "tasks";
-  throughput.x_label = "concurrent FFT tasks";
-  throughput.y_label = "throughput (Msamples/s)";
-  throughput.note = note;
-  throughput.ys = {"be_throughput_msps", "smlp_throughput_msps"};
   run_sweep_command(e, run, plot, {{a.plot_throughput, throughput}});
 }
 }  // namespace

@@ -155,6 +155,19 @@ TEST(NnSim, MemoryBandwidthMakesHalfTheGpuNearlyAsFast) {
   }
 }
 
+// The ideal model but the memory bandwidth (35), and one medium task on a 30-CU partition: the
+// memory phases' hand-computed timelines.
+Platform bandwidth_only() {
+  Platform p = radeon_ideal();
+  p.model.memory_bandwidth = 35;
+  return p;
+}
+std::vector<NnTaskSpec> medium_on_30_cus(const Platform& p) {
+  std::vector<NnTaskSpec> t = copies("medium", 1);
+  t[0].cus = nn_partition(p, 0, 30);
+  return t;
+}
+
 // Memory phases (NnKernelModel::memory_bound_kernels): the first round(0.5 x 104) = 52 kernels of
 // a medium job are memory-bound, the other 52 not, and each phase's block time is solved so a
 // kernel alone on all 60 CUs takes 47154 ns. Only the memory model (bandwidth 35): alone on 60
@@ -167,10 +180,8 @@ TEST(NnSim, MemoryBandwidthMakesHalfTheGpuNearlyAsFast) {
 // 2464000 + 3392000 + 52 x 94308 = 10760016 ns. With one phase every kernel is early: the job
 // is host-bound, 2464000 + 104 x 64000 + 55012 = 9175012 ns.
 TEST(NnSim, MemoryPhasesSolveEachPhaseAloneAndSplitTheJob) {
-  Platform p = radeon_ideal();
-  p.model.memory_bandwidth = 35;
-  std::vector<NnTaskSpec> t = copies("medium", 1);
-  t[0].cus = nn_partition(p, 0, 30);
+  const Platform p = bandwidth_only();
+  const std::vector<NnTaskSpec> t = medium_on_30_cus(p);
   NnSimOptions o = quiet(NnManagement::partitioned);
   o.model.memory_bound_kernels = 1;
   EXPECT_EQ(simulate_nn(p, t, o).measured.max, Nanos{9'175'012});
@@ -194,10 +205,8 @@ TEST(NnSim, MemoryPhasesSolveEachPhaseAloneAndSplitTheJob) {
 // all queued at once and run back to back: on 30 CUs 52 early kernels of 55012 ns and 52 late
 // ones of 94308 ns (the timeline above): 4139000 + 52 x 55012 + 52 x 94308 = 11903640 ns.
 TEST(NnSim, MemoryPhasesHoldWithoutPipelinedLaunches) {
-  Platform p = radeon_ideal();
-  p.model.memory_bandwidth = 35;
-  std::vector<NnTaskSpec> t = copies("medium", 1);
-  t[0].cus = nn_partition(p, 0, 30);
+  const Platform p = bandwidth_only();
+  const std::vector<NnTaskSpec> t = medium_on_30_cus(p);
   NnSimOptions o = quiet(NnManagement::partitioned);
   o.model.launch_cpu = Nanos{0};
   o.model.memory_bound_kernels = 0.5;
@@ -211,8 +220,7 @@ TEST(NnSim, MemoryPhasesHoldWithoutPipelinedLaunches) {
 // device costs a job a smaller share of its time alone than with every kernel memory-bound
 // (simulated: +24 % with one phase, +11 % with two; the host jitter lets the tasks drift).
 TEST(NnSim, MemoryPhasesContendOnlyWhereMemoryBoundKernelsMeet) {
-  Platform p = radeon_ideal();
-  p.model.memory_bandwidth = 35;
+  const Platform p = bandwidth_only();
   std::vector<NnTaskSpec> t = copies("medium", 2);
   t[0].cus = nn_partition(p, 0, 30);
   t[1].cus = nn_partition(p, 30, 30);
