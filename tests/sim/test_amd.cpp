@@ -499,6 +499,28 @@ TEST(AmdDispatch, AceHandsOutOneBlockPerDispatchInterval) {
   EXPECT_EQ(end(two, "K2"), Nanos{109'000});
 }
 
+TEST(AmdDispatch, SeventyQueuesOnOneSeServeTheLeastRecentlyServedKernelFirst) {
+  // 70 queues (more than one 64-bit word of the dispatch pass's awake and asleep sets), each a
+  // kernel of two 1-s blocks of 1,024 threads on SE 0's 15 CUs: 30 blocks at a time (two a CU).
+  // Whole-block release and no CU lock, so each second 30 blocks end, every waiting kernel wakes,
+  // and the least recently served go first (ties: queue order): 0 s K0-K29, 1 s K30-K59, 2 s
+  // K60-K69 then K0-K19 (second blocks), 3 s K20-K49, 4 s K50-K69; the last ends at 5 s.
+  Platform p = radeon_whole_blocks();
+  p.model.cu_lock_threshold = 0;
+  std::string se0(60, '0');
+  for (int i = 0; i < 60; i += 4) se0[static_cast<std::size_t>(i)] = '1';
+  std::vector<std::string> kernels;
+  for (int k = 0; k < 70; ++k)
+    kernels.push_back(one_kernel(2, 1024, "\"" + se0 + "\"", 0, fmt::format("K{}", k)));
+  const SimResult r = run_text(config(kernels), p);
+  for (int k = 0; k < 70; ++k) {
+    const double first = k < 30 ? 0 : k < 60 ? 1 : 2;
+    const double second = k < 20 ? 2 : k < 50 ? 3 : 4;
+    EXPECT_EQ(starts(kernel(r, fmt::format("K{}", k))), (std::vector<double>{first, second})) << "K" << k;
+  }
+  EXPECT_DOUBLE_EQ(last_end(kernel(r, "K69")), 5.0);
+}
+
 TEST(AmdDispatch, AKernelAloneKeepsAtMostLoneKernelBlocksResident) {
   // lone_kernel_blocks (PerfParams; footnote 11 of §4.2.1): 590 blocks of 256 threads fit the
   // 60 CUs at once (10 a CU; 9 beside the competitor below). Alone, with the bound 100, the

@@ -28,6 +28,7 @@
 // - With the performance model's lone_kernel_blocks > 0 a kernel alone on the device keeps at
 //   most that many blocks resident (footnote 11; see PerfParams::lone_kernel_blocks).
 #include <algorithm>
+#include <bit>
 
 #include "gpurt/sim/engine.hpp"
 
@@ -41,6 +42,9 @@ void Simulator::init_amd() {
   _se_cursor.assign(static_cast<std::size_t>(ses), 0);
   _se_releases.assign(static_cast<std::size_t>(ses), 0);
   _se_release_log.assign(static_cast<std::size_t>(ses), {});
+  _amd_awake.clear();
+  _se_sleepers.clear();
+  _amd_words = 0;
   _cu_lock.assign(static_cast<std::size_t>(_platform.sms), -1);
   // The driver's CU mask mapping (Fig. 4.8): flat CU bit i lies on SE i % ses.
   _cu_index.assign(static_cast<std::size_t>(_platform.sms), 0);
@@ -116,6 +120,35 @@ void Simulator::note_release(int cu) {
   const auto s = static_cast<std::size_t>(cu % _platform.shader_engines);
   _se_release_log[s][_se_releases[s] % kReleaseLog] = cu;
   ++_se_releases[s];
+  std::uint64_t* sleepers = _se_sleepers.data() + s * _amd_words;  // their blocks may fit now
+  for (std::size_t w = 0; w < _amd_words; ++w) {
+    _amd_awake[w] |= sleepers[w];
+    sleepers[w] = 0;
+  }
+}
+
+void Simulator::amd_file(std::size_t k) {
+  const AmdSlot& a = _amd_active[k];
+  if (a.unfit_se == a.se && a.unfit_at == _se_releases[static_cast<std::size_t>(a.se)])
+    amd_sleep(k);
+  else
+    _amd_awake[k / 64] |= std::uint64_t{1} << (k % 64);
+}
+
+void Simulator::amd_activate(const AmdSlot& slot) {
+  _amd_active.push_back(slot);
+  if (_amd_active.size() > _amd_words * 64) {  // one more word per set: lay them out again
+    ++_amd_words;
+    amd_refile();
+  } else {
+    amd_file(_amd_active.size() - 1);
+  }
+}
+
+void Simulator::amd_refile() {
+  _amd_awake.assign(_amd_words, 0);
+  _se_sleepers.assign(static_cast<std::size_t>(_platform.shader_engines) * _amd_words, 0);
+  for (std::size_t k = 0; k < _amd_active.size(); ++k) amd_file(k);
 }
 
 namespace {
@@ -188,39 +221,51 @@ void Simulator::dispatch_amd() {
     std::size_t best = _amd_active.size();  // the slot of the kernel to serve
     int best_cu = -1;
     Nanos next_ready{-1};  // the earliest time a paced ACE may hand out a block again
-    for (std::size_t k = 0; k < _amd_active.size(); ++k) {
-      AmdSlot& a = _amd_active[k];
-      if (a.ace_ready > _now) {  // its ACE handed out a block less than `interval` ago
-        if (next_ready.count() < 0 || a.ace_ready < next_ready) next_ready = a.ace_ready;
-        continue;
+    // The slots in _amd_active order. Without pacing a sleeping slot would be skipped with no
+    // effect (nothing freed in its SE since its block did not fit), so only awake ones are
+    // visited; with pacing every slot is, since a paced one sets next_ready.
+    const std::size_t n = _amd_active.size();
+    const bool all = interval.count() > 0;
+    for (std::size_t word = 0; word * 64 < n; ++word) {
+      std::uint64_t bits = all ? ~std::uint64_t{0} : _amd_awake[word];
+      for (; bits != 0; bits &= bits - 1) {
+        const std::size_t k = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        if (k >= n) break;
+        AmdSlot& a = _amd_active[k];
+        if (a.ace_ready > _now) {  // its ACE handed out a block less than `interval` ago
+          if (next_ready.count() < 0 || a.ace_ready < next_ready) next_ready = a.ace_ready;
+          continue;
+        }
+        if (best < _amd_active.size()) {
+          const AmdSlot& b = _amd_active[best];
+          const bool better = a.shape.threads != b.shape.threads && !lru ? a.shape.threads < b.shape.threads
+                                                                         : a.last_served < b.last_served;
+          if (!better) continue;
+        }
+        if (lone_cap > 0 && _amd_active.size() == 1) {  // no other kernel waits to be handed out
+          const Op& lone = _ops[static_cast<std::size_t>(a.id)];
+          // ... and none has blocks resident: at its bound, this kernel's ACE waits for one of its
+          // blocks to end (that end runs a dispatch pass again), or for a competitor.
+          if (_kernels_running - (lone.running > 0 ? 1 : 0) == 0 && lone.running >= lone_cap) continue;
+        }
+        const std::uint64_t releases = _se_releases[static_cast<std::size_t>(a.se)];
+        const bool unfit = a.unfit_se == a.se;
+        if (unfit && a.unfit_at == releases) continue;  // nothing freed there since
+        Op& op = _ops[static_cast<std::size_t>(a.id)];
+        const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
+        const int cu = unfit ? place_in_se_since(a.id, a.se, op.shape, s.mask, a.unfit_at)
+                             : place_in_se(a.id, a.se, op.shape, s.mask);
+        if (cu < 0) {  // this block waits; others may cut ahead of it
+          a.unfit_se = a.se;
+          a.unfit_at = releases;
+          if (lock_after > 0 && op.locked_cu < 0 && ++op.unfit_tries >= lock_after)
+            lock_cu(a.id, a.se, s.mask);
+          amd_sleep(k);  // until its SE frees something
+          continue;
+        }
+        best = k;
+        best_cu = cu;
       }
-      if (best < _amd_active.size()) {
-        const AmdSlot& b = _amd_active[best];
-        const bool better = a.shape.threads != b.shape.threads && !lru ? a.shape.threads < b.shape.threads
-                                                                       : a.last_served < b.last_served;
-        if (!better) continue;
-      }
-      if (lone_cap > 0 && _amd_active.size() == 1) {  // no other kernel waits to be handed out
-        const Op& lone = _ops[static_cast<std::size_t>(a.id)];
-        // ... and none has blocks resident: at its bound, this kernel's ACE waits for one of its
-        // blocks to end (that end runs a dispatch pass again), or for a competitor.
-        if (_kernels_running - (lone.running > 0 ? 1 : 0) == 0 && lone.running >= lone_cap) continue;
-      }
-      const std::uint64_t releases = _se_releases[static_cast<std::size_t>(a.se)];
-      const bool unfit = a.unfit_se == a.se;
-      if (unfit && a.unfit_at == releases) continue;  // nothing freed there since
-      Op& op = _ops[static_cast<std::size_t>(a.id)];
-      const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
-      const int cu = unfit ? place_in_se_since(a.id, a.se, op.shape, s.mask, a.unfit_at)
-                           : place_in_se(a.id, a.se, op.shape, s.mask);
-      if (cu < 0) {  // this block waits; others may cut ahead of it
-        a.unfit_se = a.se;
-        a.unfit_at = releases;
-        if (lock_after > 0 && op.locked_cu < 0 && ++op.unfit_tries >= lock_after) lock_cu(a.id, a.se, s.mask);
-        continue;
-      }
-      best = k;
-      best_cu = cu;
     }
     if (best == _amd_active.size()) {
       if (next_ready.count() >= 0 && (_ace_wake < _now || next_ready < _ace_wake)) {
@@ -247,8 +292,12 @@ void Simulator::dispatch_amd() {
     a.last_served = ++_serve_clock;
     op.se_turn = op.se_turn + 1 == static_cast<int>(s.ses.size()) ? 0 : op.se_turn + 1;
     a.se = s.ses[static_cast<std::size_t>(op.se_turn)];
-    if (op.next_block == op.blocks)
+    if (op.next_block == op.blocks) {
       _amd_active.erase(_amd_active.begin() + static_cast<std::ptrdiff_t>(best));
+      amd_refile();
+    } else {
+      amd_file(best);  // its next block goes to another SE, where it may not have fitted before
+    }
   }
 }
 

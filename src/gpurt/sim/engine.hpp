@@ -230,6 +230,19 @@ class Simulator {
     return owner < 0 || owner == op;
   }
   void note_release(int cu);
+  /// Adds a kernel to _amd_active (its hardware queue now dispatches it).
+  void amd_activate(const AmdSlot& slot);
+  /// Files slot `k` as asleep when its next block did not fit in its SE and nothing there has
+  /// been freed since (AmdSlot::unfit_se / unfit_at), else as awake.
+  void amd_file(std::size_t k);
+  /// Files slot `k` as asleep in its SE (AmdSlot::se).
+  void amd_sleep(std::size_t k) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (k % 64);
+    _amd_awake[k / 64] &= ~bit;
+    _se_sleepers[static_cast<std::size_t>(_amd_active[k].se) * _amd_words + k / 64] |= bit;
+  }
+  /// Refiles every slot (after an erase shifted their positions).
+  void amd_refile();
   /// PerfParams::wave_release: schedules the early steps of a block started now lasting
   /// `duration`; release_wave_step frees one of them, release_block what is left at its end.
   void schedule_wave_steps(int op, int sm, Nanos duration);
@@ -254,7 +267,13 @@ class Simulator {
 
   // AMD dispatch state: selected by the platform (vendor amd with shader engines).
   bool _amd = false;
-  std::vector<AmdSlot> _amd_active;         ///< kernels with blocks left to dispatch, by arrival
+  std::vector<AmdSlot> _amd_active;  ///< kernels with blocks left to dispatch, by arrival
+  /// Positions in _amd_active as bit sets: the slots a dispatch pass must look at (awake), and per
+  /// SE the slots asleep there: the block did not fit and the SE has freed nothing since, so a
+  /// pass would skip the slot without a look. A release in an SE wakes its sleepers.
+  std::vector<std::uint64_t> _amd_awake;
+  std::vector<std::uint64_t> _se_sleepers;  ///< SE s's set at [s * _amd_words, (s + 1) * _amd_words)
+  std::size_t _amd_words = 0;               ///< 64-bit words per set
   std::vector<std::vector<int>> _se_cus;    ///< CUs (flat HIP bit order) of each SE
   std::vector<std::size_t> _cu_index;       ///< per CU: its index in _se_cus of its SE
   std::vector<std::size_t> _se_cursor;      ///< per SE: where the next CU search starts
