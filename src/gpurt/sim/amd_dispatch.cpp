@@ -96,9 +96,9 @@ int Simulator::place_in_se_since(int op, int se, const BlockShape& shape, const 
   return best;
 }
 
-void Simulator::lock_cu(int op, int se, const std::vector<bool>& mask) {
-  const auto& cus = _se_cus[static_cast<std::size_t>(se)];
-  const std::size_t cursor = _se_cursor[static_cast<std::size_t>(se)];
+void Simulator::lock_cu(AmdSlot& slot, const std::vector<bool>& mask) {
+  const auto& cus = _se_cus[static_cast<std::size_t>(slot.se)];
+  const std::size_t cursor = _se_cursor[static_cast<std::size_t>(slot.se)];
   const std::size_t n = cus.size();
   int best = -1, best_free = -1;
   for (std::size_t i = cursor, seen = 0; seen < n; ++seen, i = i + 1 == n ? 0 : i + 1) {
@@ -112,8 +112,8 @@ void Simulator::lock_cu(int op, int se, const std::vector<bool>& mask) {
     }
   }
   if (best < 0) return;  // every CU it may use is locked for another kernel: it keeps trying
-  _cu_lock[static_cast<std::size_t>(best)] = op;
-  _ops[static_cast<std::size_t>(op)].locked_cu = best;
+  _cu_lock[static_cast<std::size_t>(best)] = slot.id;
+  slot.locked_cu = best;
 }
 
 void Simulator::note_release(int cu) {
@@ -135,7 +135,19 @@ void Simulator::amd_file(std::size_t k) {
     _amd_awake[k / 64] |= std::uint64_t{1} << (k % 64);
 }
 
+namespace {
+
+void take_least(BlockShape& least, const BlockShape& s) {
+  least.threads = std::min(least.threads, s.threads);
+  least.registers = std::min(least.registers, s.registers);
+  least.shared_memory = std::min(least.shared_memory, s.shared_memory);
+}
+
+}  // namespace
+
 void Simulator::amd_activate(const AmdSlot& slot) {
+  if (_amd_active.empty()) _amd_least = slot.shape;
+  take_least(_amd_least, slot.shape);
   _amd_active.push_back(slot);
   if (_amd_active.size() > _amd_words * 64) {  // one more word per set: lay them out again
     ++_amd_words;
@@ -149,6 +161,8 @@ void Simulator::amd_refile() {
   _amd_awake.assign(_amd_words, 0);
   _se_sleepers.assign(static_cast<std::size_t>(_platform.shader_engines) * _amd_words, 0);
   for (std::size_t k = 0; k < _amd_active.size(); ++k) amd_file(k);
+  if (!_amd_active.empty()) _amd_least = _amd_active.front().shape;
+  for (const AmdSlot& a : _amd_active) take_least(_amd_least, a.shape);
 }
 
 namespace {
@@ -187,6 +201,9 @@ bool Simulator::release_wave_step(int id, int sm, int step) {
   const BlockShape part = wave_part(shape, step, wave_steps(shape));
   _device.release_part(sm, part.threads, part.registers);
   note_release(sm);
+  // Each resource of a fitting block is at least _amd_least's: a CU that cannot hold the least
+  // holds none of the blocks.
+  if (_amd_active.empty() || !_device.fits(sm, _amd_least)) return false;
   return std::any_of(_amd_active.begin(), _amd_active.end(),
                      [&](const AmdSlot& a) { return _device.fits(sm, a.shape); });
 }
@@ -251,15 +268,13 @@ void Simulator::dispatch_amd() {
         const std::uint64_t releases = _se_releases[static_cast<std::size_t>(a.se)];
         const bool unfit = a.unfit_se == a.se;
         if (unfit && a.unfit_at == releases) continue;  // nothing freed there since
-        Op& op = _ops[static_cast<std::size_t>(a.id)];
-        const Stream& s = _streams[static_cast<std::size_t>(op.stream)];
-        const int cu = unfit ? place_in_se_since(a.id, a.se, op.shape, s.mask, a.unfit_at)
-                             : place_in_se(a.id, a.se, op.shape, s.mask);
+        const std::vector<bool>& mask = _streams[static_cast<std::size_t>(a.stream)].mask;
+        const int cu = unfit ? place_in_se_since(a.id, a.se, a.shape, mask, a.unfit_at)
+                             : place_in_se(a.id, a.se, a.shape, mask);
         if (cu < 0) {  // this block waits; others may cut ahead of it
           a.unfit_se = a.se;
           a.unfit_at = releases;
-          if (lock_after > 0 && op.locked_cu < 0 && ++op.unfit_tries >= lock_after)
-            lock_cu(a.id, a.se, s.mask);
+          if (lock_after > 0 && a.locked_cu < 0 && ++a.unfit_tries >= lock_after) lock_cu(a, mask);
           amd_sleep(k);  // until its SE frees something
           continue;
         }
@@ -281,11 +296,11 @@ void Simulator::dispatch_amd() {
     const auto placed_se = static_cast<std::size_t>(best_cu % ses);
     const std::size_t next = _cu_index[static_cast<std::size_t>(best_cu)] + 1;
     _se_cursor[placed_se] = next == _se_cus[placed_se].size() ? 0 : next;
-    op.unfit_tries = 0;
-    if (op.locked_cu >= 0) {  // placed (on its locked CU or another): the CU is open to all again
-      _cu_lock[static_cast<std::size_t>(op.locked_cu)] = -1;
-      note_release(op.locked_cu);
-      op.locked_cu = -1;
+    a.unfit_tries = 0;
+    if (a.locked_cu >= 0) {  // placed (on its locked CU or another): the CU is open to all again
+      _cu_lock[static_cast<std::size_t>(a.locked_cu)] = -1;
+      note_release(a.locked_cu);
+      a.locked_cu = -1;
     }
     start_block(a.id, best_cu);
     if (interval.count() > 0) a.ace_ready = _now + interval;

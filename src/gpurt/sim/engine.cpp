@@ -137,7 +137,7 @@ void Simulator::try_activate(int stream) {
     case Op::Kind::kernel:
       if (_amd) {
         // its stream's hardware queue now dispatches it
-        amd_activate({.id = id, .shape = op.shape, .se = s.ses.front()});
+        amd_activate({.id = id, .stream = op.stream, .shape = op.shape, .se = s.ses.front()});
       } else {
         c.primary[static_cast<std::size_t>(s.level)].push_back(id);
       }

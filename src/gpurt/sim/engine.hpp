@@ -60,10 +60,6 @@ struct Op {
   int host = -1;               ///< the host that launched it with launch latency (-1: none)
   // AMD dispatch (amd_dispatch.cpp; the state its every pass reads is in AmdSlot)
   int se_turn = 0;  ///< index into Stream::ses of the SE that gets the next block
-  /// PerfParams::cu_lock_threshold: failed placement attempts of the next block, and the CU
-  /// locked for it (-1: none).
-  std::int64_t unfit_tries = 0;
-  int locked_cu = -1;
   // copy / memset
   Nanos duration{0};
   int engine = 0;
@@ -73,6 +69,7 @@ struct Op {
 /// reads it, in one small contiguous record (the pass visits every such kernel per placed block).
 struct AmdSlot {
   int id = 0;        ///< the kernel's op
+  int stream = 0;    ///< its stream (the CU mask)
   BlockShape shape;  ///< its block's (serving order; whether a freed CU may take it)
   int se = 0;        ///< the SE its next block goes to (Stream::ses[Op::se_turn])
   /// The SE its next block last did not fit in, and that SE's release count then: until the SE
@@ -81,6 +78,10 @@ struct AmdSlot {
   std::uint64_t unfit_at = 0;
   std::uint64_t last_served = 0;  ///< workload-manager clock of this kernel's latest block
   Nanos ace_ready{0};             ///< its ACE may hand out the next block from then on
+  /// PerfParams::cu_lock_threshold: failed placement attempts of the next block, and the CU
+  /// locked for it (-1: none).
+  std::int64_t unfit_tries = 0;
+  int locked_cu = -1;
 };
 
 struct Stream {
@@ -221,9 +222,9 @@ class Simulator {
   /// `since`: only the CUs freed since then can hold it now (every other lost resources only).
   int place_in_se_since(int op, int se, const BlockShape& shape, const std::vector<bool>& mask,
                         std::uint64_t since);
-  /// PerfParams::cu_lock_threshold: locks for `op` the enabled, unlocked CU of `se` with the most
-  /// free threads (the first in the SE's round-robin order on ties).
-  void lock_cu(int op, int se, const std::vector<bool>& mask);
+  /// PerfParams::cu_lock_threshold: locks for `slot`'s kernel the enabled, unlocked CU of its SE
+  /// with the most free threads (the first in the SE's round-robin order on ties).
+  void lock_cu(AmdSlot& slot, const std::vector<bool>& mask);
   /// Whether `op` may place a block on `cu`: no other kernel's block holds a lock on it.
   bool lock_allows(int op, int cu) const noexcept {
     const int owner = _cu_lock[static_cast<std::size_t>(cu)];
@@ -274,6 +275,9 @@ class Simulator {
   std::vector<std::uint64_t> _amd_awake;
   std::vector<std::uint64_t> _se_sleepers;  ///< SE s's set at [s * _amd_words, (s + 1) * _amd_words)
   std::size_t _amd_words = 0;               ///< 64-bit words per set
+  /// Each resource's least need among the active kernels' blocks: a CU this shape does not fit
+  /// fits none of them (release_wave_step's quick answer).
+  BlockShape _amd_least;
   std::vector<std::vector<int>> _se_cus;    ///< CUs (flat HIP bit order) of each SE
   std::vector<std::size_t> _cu_index;       ///< per CU: its index in _se_cus of its SE
   std::vector<std::size_t> _se_cursor;      ///< per SE: where the next CU search starts
