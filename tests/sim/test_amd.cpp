@@ -521,6 +521,21 @@ TEST(AmdDispatch, SeventyQueuesOnOneSeServeTheLeastRecentlyServedKernelFirst) {
   EXPECT_DOUBLE_EQ(last_end(kernel(r, "K69")), 5.0);
 }
 
+TEST(AmdDispatch, AKernelDoneHandingOutLeavesTheOthersWaitingOrNotAsBefore) {
+  // F fills CU 0 (five 512-thread blocks, 2,560 threads) until 1 s. At 0.1 s A (64 threads,
+  // CU 1), B (32 threads, CU 0) and C (128 threads, CU 2) arrive in that order. Fewest threads
+  // first: A is placed; B (fewer still) is looked at and does not fit; C was not looked at (A
+  // was ahead of it). A, done handing out, leaves the pass's list: C must still be looked at in
+  // the next pass, and starts at 0.1 s; B waits for CU 0 until 1 s.
+  const SimResult r = run_text(
+      config({one_kernel(5, 512, cus_mask({0}), 0, "F"), one_kernel(1, 64, cus_mask({1}), 0.1, "A"),
+              one_kernel(1, 32, cus_mask({0}), 0.1, "B"), one_kernel(1, 128, cus_mask({2}), 0.1, "C")}),
+      radeon_whole_blocks());
+  EXPECT_DOUBLE_EQ(start_s(r, "A"), 0.1);
+  EXPECT_DOUBLE_EQ(start_s(r, "C"), 0.1);
+  EXPECT_DOUBLE_EQ(start_s(r, "B"), 1.0);
+}
+
 TEST(AmdDispatch, AKernelAloneKeepsAtMostLoneKernelBlocksResident) {
   // lone_kernel_blocks (PerfParams; footnote 11 of §4.2.1): 590 blocks of 256 threads fit the
   // 60 CUs at once (10 a CU; 9 beside the competitor below). Alone, with the bound 100, the
