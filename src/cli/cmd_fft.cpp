@@ -23,6 +23,7 @@ struct ProfileArgs {
               out;
   int device = 0;
   FftBackendOptions given;
+  CufftConstants cufft;
 };
 
 void run_profile(const ProfileArgs& a) {
@@ -51,6 +52,7 @@ void run_profile(const ProfileArgs& a) {
   } else {
     Platform platform = fft_platform(a.platform);
     apply_model_option(platform, a.model);
+    apply_cufft_options(a.cufft, o.model);
     system = profile_fft_sim(platform, o, &spreads);
   }
   // Analyse before writing, so a system the analysis rejects never reaches the file.
@@ -101,6 +103,7 @@ void add_fft(CLI::App& app) {
   a->given.platform = cmd->add_option("--platform", a->platform,
                                       "Platform preset or file for --backend sim (default rtx3060ti)");
   a->given.model = add_model_option(cmd, a->model);
+  add_cufft_options(cmd, a->cufft, a->given);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 22)");
   cmd->add_option("--batch", a->options.batch, "Transforms per execution (default 1)");
   cmd->add_option("--runs", a->options.runs, "Executions per unit count; the worst is kept (default 10)");

@@ -27,6 +27,7 @@ struct SweepFftArgs {
   double max_gap_us = 5;
   int device = 0;
   FftBackendOptions given;
+  CufftConstants cufft;
   SweepRunArgs run;
 };
 
@@ -79,6 +80,7 @@ void run_sweep_fft(const SweepFftArgs& a) {
   } else {
     o.platform = fft_platform(a.platform);
     apply_model_option(o.platform, a.model);
+    apply_cufft_options(a.cufft, o.profile.model);
   }
   const std::string what = gpu ? "measured" : "SIMULATED (cuFFT model on the block-level simulator)";
   const std::string note =
@@ -122,6 +124,7 @@ void add_sweep_fft(CLI::App& app) {
   a->given.platform = cmd->add_option("--platform", a->platform,
                                       "Platform preset or file for --backend sim (default rtx3060ti)");
   a->given.model = add_model_option(cmd, a->model);
+  add_cufft_options(cmd, a->cufft, a->given);
   cmd->add_option("--sizes", a->sizes, "FFT size exponents, A-B or A,B,C (default 10-24)");
   cmd->add_option("--tasks", a->tasks, "Concurrent task counts N, A-B or A,B,C (default 1-21)");
   cmd->add_option("--trials", o.trials, "Trials per point (default 10; the seed ran 1,000)");

@@ -1,5 +1,6 @@
 #include "fft_common.hpp"
 
+#include "checks.hpp"
 #include "commands.hpp"
 
 #include <fmt/format.h>
@@ -66,6 +67,28 @@ Platform fft_platform(const std::string& id) {
   return p;
 }
 
+void add_cufft_options(CLI::App* cmd, CufftConstants& c, FftBackendOptions& given) {
+  const CufftModelParams d;
+  constexpr double points = 16'777'216.0;  // 2^24
+  given.cufft_serial =
+      cmd->add_option("--cufft-serial-us", c.serial_us,
+                      fmt::format("cuFFT model: the serial part s at 2^24 points, us (default {:.1f}; "
+                                  "scripts/fit-fft)",
+                                  (d.serial_base_ns + d.serial_per_point_ns * points) / 1000))
+          ->check(finite_in(d.serial_base_ns / 1000 + 1e-3, 1e9));
+  given.cufft_work = cmd->add_option("--cufft-work-us", c.work_us,
+                                     fmt::format("cuFFT model: one 2-SM unit's butterfly work W at 2^24 "
+                                                 "points, us (default {:.1f}; scripts/fit-fft)",
+                                                 d.work_per_point_stage_ns * points * 24 / 1000))
+                         ->check(finite_in(1e-3, 1e9));
+}
+
+void apply_cufft_options(const CufftConstants& c, CufftModelParams& m) {
+  constexpr double points = 16'777'216.0;  // 2^24
+  if (c.serial_us > 0) m.serial_per_point_ns = (c.serial_us * 1000 - m.serial_base_ns) / points;
+  if (c.work_us > 0) m.work_per_point_stage_ns = c.work_us * 1000 / (points * 24);
+}
+
 bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& given) {
   if (backend != "sim" && backend != "gpu")
     throw InputError("command line", "--backend", backend, "must be sim or gpu");
@@ -80,6 +103,8 @@ bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& giv
   }
   refuse(given.platform, "sim");  // the GPU describes itself
   refuse(given.model, "sim");     // a GPU runs no model
+  refuse(given.cufft_serial, "sim");
+  refuse(given.cufft_work, "sim");
   const ProbeResult probe = probe_gpus();
   if (probe.devices.empty()) {
     throw InputError("command line", "--backend", "gpu",

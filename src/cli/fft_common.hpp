@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpurt/model/cufft_model.hpp"
 #include "gpurt/model/platform.hpp"
 
 namespace gpurt::cli {
@@ -18,12 +19,25 @@ std::vector<int> parse_int_list(const std::string& text, int lo, int hi, const s
 /// A platform preset by id; InputError listing the presets otherwise.
 Platform fft_platform(const std::string& id);
 
-/// The options that belong to one backend: --platform and --model to sim, --device to gpu.
+/// The options that belong to one backend: --platform, --model and the cuFFT model's constants
+/// to sim, --device to gpu.
 struct FftBackendOptions {
   const CLI::Option* platform = nullptr;
   const CLI::Option* model = nullptr;
   const CLI::Option* device = nullptr;
+  const CLI::Option* cufft_serial = nullptr;
+  const CLI::Option* cufft_work = nullptr;
 };
+
+/// --cufft-serial-us and --cufft-work-us: the cuFFT model's two fitted constants, its serial part
+/// s(24) and one 2-SM unit's butterfly work W(24) at 2^24 points (docs/fft.md "Fit"; defaults the
+/// shipped fit). scripts/fit-fft refits them. Registered on `cmd`, recorded in `given`.
+struct CufftConstants {
+  double serial_us = 0, work_us = 0;  ///< 0: not given (the model's defaults)
+};
+void add_cufft_options(CLI::App* cmd, CufftConstants& c, FftBackendOptions& given);
+/// Sets `m`'s per-point constants from the options given (s(24) keeps the constant part a).
+void apply_cufft_options(const CufftConstants& c, CufftModelParams& m);
 
 /// "sim" or "gpu"; InputError otherwise, and when an option of the other backend was given
 /// (it would be ignored). For "gpu", also InputError (exit 2) when gpurt was built without CUDA

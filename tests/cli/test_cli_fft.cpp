@@ -63,6 +63,31 @@ TEST_F(FftCli, ProfileWritesASystemThatAnalyzeSmlpReads) {
   EXPECT_NE(a.out.find("fft_2^22_2"), std::string::npos);
 }
 
+// The cuFFT model's two constants from the command line (scripts/fit-fft refits them): with the
+// ideal model L(2^24, k) = 1.05 (s + W/128 x ceil(128/k)) on the RTX 3060 Ti's 2-SM units (256
+// blocks of W/128 each, 5 % slower beside the profile's interfering kernels), so s = 100 us and
+// W = 8000 us give 8505 us on 1 unit and 2205 us on 4.
+TEST_F(FftCli, ProfileTakesTheCufftConstantsFromTheCommandLine) {
+  const Outcome p =
+      cli("fft profile --model ideal --sizes 24 --runs 1 --cufft-serial-us 100 --cufft-work-us 8000 "
+          "--out " +
+          path("fft.json"));
+  ASSERT_EQ(p.code, 0) << p.err;
+  const auto l = gpurt::load_smlp_system(path("fft.json")).tasks[0].wcet_by_units;
+  EXPECT_EQ(l[0], gpurt::Nanos{8'505'000});
+  EXPECT_EQ(l[3], gpurt::Nanos{2'205'000});
+  // Out of range: s must exceed the model's constant part a (3.5 us), W be positive and finite.
+  for (const std::string args : {"--cufft-serial-us 3", "--cufft-work-us 0", "--cufft-work-us nan",
+                                 "--cufft-serial-us -5", "--cufft-work-us 1e12"}) {
+    const Outcome r = cli("fft profile --sizes 24 --runs 1 " + args + " --out " + path("bad.json"));
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    const Outcome w = cli("sweep fft --sizes 20 --tasks 1 " + args + " --out " + path("bad.csv"));
+    EXPECT_EQ(w.code, 2) << args << ": " << w.err;
+  }
+  EXPECT_FALSE(exists("bad.json"));
+  EXPECT_FALSE(exists("bad.csv"));
+}
+
 TEST_F(FftCli, ProfileOnEveryUnitSetSaysHowFarTheSetsDiffer) {
   const Outcome p =
       cli("fft profile --model ideal --sizes 22 --runs 2 --placements all --out " + path("fft.json"));
@@ -109,7 +134,8 @@ TEST_F(FftCli, AnOptionOfTheOtherBackendIsRefused) {
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {"--backend sim --device 1", "--device = 1: applies to --backend gpu only, not --backend sim"},
            {"--backend gpu --platform gtx1070", "--platform = gtx1070: applies to --backend sim only"},
-           {"--backend gpu --model ideal", "--model = ideal: applies to --backend sim only"}}) {
+           {"--backend gpu --model ideal", "--model = ideal: applies to --backend sim only"},
+           {"--backend gpu --cufft-work-us 8000", "--cufft-work-us = 8000: applies to --backend sim only"}}) {
     for (const std::string command :
          {"fft profile --sizes 20 ", "sweep fft --threads 1 --sizes 20 --tasks 1 "}) {
       const Outcome r = cli(command + args + " --out " + path("o.out"));

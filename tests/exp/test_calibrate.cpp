@@ -135,6 +135,24 @@ TEST(Calibrate, RoundTripOnTheH100SeparatesTheSwitchFromCoResidence) {
   expect_round_trip(model(0.1, 0.05, 0.01, 0.08, 0.05, 200), 5, 500, "h100");
 }
 
+// What scripts/gpu-check fits on a GPU without libsmctrl: only the configs that need no SM mask
+// (spread, bandwidth) and the parameters they show. spread_cost must be among them: left at the
+// preset's 0, the launch draw and the walks' latency absorb it (hidden jitter 0.08 came back
+// 0.161, the bandwidth 6 % low).
+TEST(Calibrate, RoundTripWithoutSmMasksFitsWhatGpuCheckFits) {
+  Platform hidden = base("h100");
+  hidden.model = model(0, 0, 0.01, 0.08, 0.05, 200);
+  const auto cases = measured_under(hidden, 5, "calibration", {"spread", "bandwidth"}, walks_at(500));
+  CalibrateOptions o;
+  o.fit = {"spread_cost", "jitter", "kernel_jitter", "memory_bandwidth", "random_walk_ns_per_access"};
+  const CalibrationResult r = calibrate(base("h100"), cases, o);
+  EXPECT_NEAR(r.params.spread_cost, 0.01, 0.005);
+  EXPECT_NEAR(r.params.jitter, 0.08, 0.01);
+  EXPECT_NEAR(r.params.kernel_jitter, 0.05, 0.01);
+  EXPECT_NEAR(r.params.memory_bandwidth, 200, 0.03 * 200);
+  EXPECT_NEAR(r.random_walk_ns_per_access, 500, 0.01 * 500);
+}
+
 // Nothing slows the walks: the bandwidth is written as unlimited (0), not as some value above
 // the configs' demand, and the walks' latency is the configs' own 500 ns.
 TEST(Calibrate, IdealMeasurementsFitTheIdealModel) {
