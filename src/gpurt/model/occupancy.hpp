@@ -20,6 +20,8 @@ class Device {
 
   int sms() const noexcept { return static_cast<int>(_use.size()); }
   // Inline: the dispatchers ask this for every SM they consider (the simulator's hot path).
+  // Monotone in each field of the shape (a block needing no more of anything than one that
+  // fits, fits): the AMD dispatch's quick answer (Simulator::_amd_least) relies on it.
   bool fits(int sm, const BlockShape& shape) const noexcept {
     const Use& u = _use[static_cast<std::size_t>(sm)];
     return u.threads + shape.threads <= _platform.max_threads && u.blocks + 1 <= _platform.max_blocks &&

@@ -136,7 +136,9 @@ void Simulator::try_activate(int stream) {
   switch (op.kind) {
     case Op::Kind::kernel:
       if (_amd) {
-        // its stream's hardware queue now dispatches it
+        // Its stream's hardware queue now dispatches it, with the queue's CU mask: an AMD launch
+        // has no mask of its own (scenario.cpp refuses a per-kernel sm_mask on an AMD GPU).
+        if (!op.mask.empty()) throw Error("internal error: a per-launch SM mask on an AMD GPU");
         amd_activate({.id = id, .stream = op.stream, .shape = op.shape, .se = s.ses.front()});
       } else {
         c.primary[static_cast<std::size_t>(s.level)].push_back(id);
