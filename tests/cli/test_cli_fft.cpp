@@ -76,9 +76,10 @@ TEST_F(FftCli, ProfileTakesTheCufftConstantsFromTheCommandLine) {
   const auto l = gpurt::load_smlp_system(path("fft.json")).tasks[0].wcet_by_units;
   EXPECT_EQ(l[0], gpurt::Nanos{8'505'000});
   EXPECT_EQ(l[3], gpurt::Nanos{2'205'000});
-  // Out of range: s must exceed the model's constant part a (3.5 us), W be positive and finite.
+  // Out of range: s must exceed the model's constant part a (3.5 us), W be positive, both finite
+  // and at most 1e6 us (a second at 2^24: larger ones made a profile run for minutes).
   for (const std::string args : {"--cufft-serial-us 3", "--cufft-work-us 0", "--cufft-work-us nan",
-                                 "--cufft-serial-us -5", "--cufft-work-us 1e12"}) {
+                                 "--cufft-serial-us -5", "--cufft-work-us 1e12", "--cufft-serial-us 2e6"}) {
     const Outcome r = cli("fft profile --sizes 24 --runs 1 " + args + " --out " + path("bad.json"));
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     const Outcome w = cli("sweep fft --sizes 20 --tasks 1 " + args + " --out " + path("bad.csv"));
