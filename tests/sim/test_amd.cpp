@@ -504,7 +504,9 @@ TEST(AmdDispatch, SeventyQueuesOnOneSeServeTheLeastRecentlyServedKernelFirst) {
   // kernel of two 1-s blocks of 1,024 threads on SE 0's 15 CUs: 30 blocks at a time (two a CU).
   // Whole-block release and no CU lock, so each second 30 blocks end, every waiting kernel wakes,
   // and the least recently served go first (ties: queue order): 0 s K0-K29, 1 s K30-K59, 2 s
-  // K60-K69 then K0-K19 (second blocks), 3 s K20-K49, 4 s K50-K69; the last ends at 5 s.
+  // K60-K69 then K0-K19 (second blocks), 3 s K20-K49, 4 s K50-K69; the last ends at 5 s. With
+  // each ACE pacing its kernel at one block per microsecond (a pass then visits every queue, both
+  // words) the timeline is the same: a kernel's second block is due a second after its first.
   Platform p = radeon_whole_blocks();
   p.model.cu_lock_threshold = 0;
   std::string se0(60, '0');
@@ -512,13 +514,17 @@ TEST(AmdDispatch, SeventyQueuesOnOneSeServeTheLeastRecentlyServedKernelFirst) {
   std::vector<std::string> kernels;
   for (int k = 0; k < 70; ++k)
     kernels.push_back(one_kernel(2, 1024, "\"" + se0 + "\"", 0, fmt::format("K{}", k)));
-  const SimResult r = run_text(config(kernels), p);
-  for (int k = 0; k < 70; ++k) {
-    const double first = k < 30 ? 0 : k < 60 ? 1 : 2;
-    const double second = k < 20 ? 2 : k < 50 ? 3 : 4;
-    EXPECT_EQ(starts(kernel(r, fmt::format("K{}", k))), (std::vector<double>{first, second})) << "K" << k;
+  for (const double pacing_ns : {0.0, 1000.0}) {
+    p.model.block_dispatch_ns = pacing_ns;
+    const SimResult r = run_text(config(kernels), p);
+    for (int k = 0; k < 70; ++k) {
+      const double first = k < 30 ? 0 : k < 60 ? 1 : 2;
+      const double second = k < 20 ? 2 : k < 50 ? 3 : 4;
+      EXPECT_EQ(starts(kernel(r, fmt::format("K{}", k))), (std::vector<double>{first, second}))
+          << "K" << k << ", pacing " << pacing_ns << " ns";
+    }
+    EXPECT_DOUBLE_EQ(last_end(kernel(r, "K69")), 5.0) << pacing_ns;
   }
-  EXPECT_DOUBLE_EQ(last_end(kernel(r, "K69")), 5.0);
 }
 
 TEST(AmdDispatch, AKernelDoneHandingOutLeavesTheOthersWaitingOrNotAsBefore) {
