@@ -71,28 +71,27 @@ namespace {
 // 1 s at 2^24 points, over 100 times the seed's: the simulated time (and so the work of the
 // profile's interfering loops) grows with it; 1e9 us made a profile run for minutes.
 constexpr double kMaxCufftUs = 1e6;
+constexpr double kPoints24 = 16'777'216.0;  // 2^24: the size the two constants are given at
 }  // namespace
 
 void add_cufft_options(CLI::App* cmd, CufftConstants& c, FftBackendOptions& given) {
   const CufftModelParams d;
-  constexpr double points = 16'777'216.0;  // 2^24
   given.cufft_serial =
       cmd->add_option("--cufft-serial-us", c.serial_us,
                       fmt::format("cuFFT model: the serial part s at 2^24 points, us (default {:.1f}; "
                                   "scripts/fit-fft; at most 1e6)",
-                                  (d.serial_base_ns + d.serial_per_point_ns * points) / 1000))
+                                  (d.serial_base_ns + d.serial_per_point_ns * kPoints24) / 1000))
           ->check(finite_in(d.serial_base_ns / 1000 + 1e-3, kMaxCufftUs));
   given.cufft_work = cmd->add_option("--cufft-work-us", c.work_us,
                                      fmt::format("cuFFT model: one 2-SM unit's butterfly work W at 2^24 "
                                                  "points, us (default {:.1f}; scripts/fit-fft; at most 1e6)",
-                                                 d.work_per_point_stage_ns * points * 24 / 1000))
+                                                 d.work_per_point_stage_ns * kPoints24 * 24 / 1000))
                          ->check(finite_in(1e-3, kMaxCufftUs));
 }
 
 void apply_cufft_options(const CufftConstants& c, CufftModelParams& m) {
-  constexpr double points = 16'777'216.0;  // 2^24
-  if (c.serial_us > 0) m.serial_per_point_ns = (c.serial_us * 1000 - m.serial_base_ns) / points;
-  if (c.work_us > 0) m.work_per_point_stage_ns = c.work_us * 1000 / (points * 24);
+  if (c.serial_us > 0) m.serial_per_point_ns = (c.serial_us * 1000 - m.serial_base_ns) / kPoints24;
+  if (c.work_us > 0) m.work_per_point_stage_ns = c.work_us * 1000 / (kPoints24 * 24);
 }
 
 bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& given) {
