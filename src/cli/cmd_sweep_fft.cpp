@@ -99,8 +99,9 @@ void run_sweep_fft(const SweepFftArgs& a) {
   };
   const SweepPlot plot = figure("response times", "response time (us)",
                                 {"be_avg_us", "be_max_us", "smlp_avg_us", "smlp_max_us", "bound_us"});
-  const SweepPlot throughput =
-      figure("throughput", "throughput (Msamples/s)", {"be_throughput_msps", "smlp_throughput_msps"});
+  const SweepPlot throughput = figure(
+      "throughput", "throughput (Msamples/s)",
+      {"be_throughput_msps", "smlp_throughput_msps", "be_rt_throughput_msps", "smlp_rt_throughput_msps"});
   const SweepExperiment e = fft_sweep_experiment(o);
   SweepRunArgs run = a.run;
   run.more_outputs.emplace_back("--plot-throughput", a.plot_throughput);

@@ -188,7 +188,8 @@ TEST_F(FftCli, SweepWritesCsvAndBothFiguresLabelledSimulated) {
   const std::string csv = gpurt::read_text_file(path("f.csv"));
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "point,points,backend,log2_size,samples,tasks,allowed,jobs,be_avg_us,be_max_us,smlp_avg_us,"
-            "smlp_max_us,bound_us,be_throughput_msps,smlp_throughput_msps,violations");
+            "smlp_max_us,bound_us,be_throughput_msps,smlp_throughput_msps,be_rt_throughput_msps,"
+            "smlp_rt_throughput_msps,violations");
   // One profiling run: S_i = {1,2,3,4} (ten runs see a slower L(4) and drop it, as Table I).
   EXPECT_NE(csv.find("simulated,22,4194304,2,1 2 3 4,6,"), std::string::npos) << csv;
   EXPECT_NE(gpurt::read_text_file(path("f6.svg")).find("simulated"), std::string::npos);

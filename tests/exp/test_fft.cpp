@@ -193,17 +193,43 @@ TEST(FftSweepSim, ReducedGridHasNoBoundViolationAndSaysSimulated) {
   ASSERT_EQ(out.rows.size(), 12u);
   for (const auto& row : out.rows) {
     // point, points, backend, log2_size, samples, tasks, allowed, jobs, be_avg, be_max,
-    // smlp_avg, smlp_max, bound, be_tp, smlp_tp, violations
-    ASSERT_EQ(row.size(), 16u);
+    // smlp_avg, smlp_max, bound, be_tp, smlp_tp, be_rt_tp, smlp_rt_tp, violations
+    ASSERT_EQ(row.size(), 18u);
     EXPECT_EQ(row[2], "simulated");
     EXPECT_EQ(std::stod(row[7]), 2.0 * o.jobs * std::stod(row[5]));
     EXPECT_LE(std::stod(row[11]), std::stod(row[12])) << "2^" << row[3] << ", N = " << row[5];
-    EXPECT_EQ(row[15], "0");
+    EXPECT_EQ(row[17], "0");
     EXPECT_GT(std::stod(row[13]), 0.0);
   }
   // 2^14 may use one unit only (Table I); N = 1 under BE runs alone on the whole GPU.
   EXPECT_EQ(out.rows[0][6], "1");
   EXPECT_EQ(out.rows[8][6], "1 2 3");  // Table I
+}
+
+// The two throughputs of Fig. 7. One trial: the seed's (samples over the aggregate response
+// time) is N x samples / the mean response, by hand from the row's own mean; one task with no
+// host gap runs its jobs back to back from time 0, so its makespan is its summed responses and
+// both throughputs agree. At N = 7 they part: the makespan waits for the task the greedy grant
+// leaves one unit, the mean does not (docs/fft.md "Two readings of throughput").
+TEST(FftSweepSim, SeedThroughputIsTasksTimesSamplesOverTheMeanResponse) {
+  FftSweepOptions o = reduced_sweep(*find_platform_preset("rtx3060ti"), {22}, {1, 7}, 20);
+  o.trials = 1;
+  o.max_gap = Nanos{0};
+  const SweepOutcome out = run_sweep(fft_sweep_experiment(o), SweepRunOptions{});
+  ASSERT_EQ(out.rows.size(), 2u);
+  for (const auto& row : out.rows) {
+    const double n = std::stod(row[5]), samples = std::stod(row[4]);
+    // The mean is printed to the nanosecond: within 1e-5 relative.
+    const double be = n * samples / std::stod(row[8]), smlp = n * samples / std::stod(row[10]);
+    EXPECT_NEAR(std::stod(row[15]), be, be * 1e-5) << "BE, N = " << n;
+    EXPECT_NEAR(std::stod(row[16]), smlp, smlp * 1e-5) << "SMLP, N = " << n;
+  }
+  const auto& one = out.rows[0];
+  EXPECT_NEAR(std::stod(one[15]), std::stod(one[13]), 0.01);
+  EXPECT_NEAR(std::stod(one[16]), std::stod(one[14]), 0.01);
+  const auto& seven = out.rows[1];
+  EXPECT_LT(std::stod(seven[14]), std::stod(seven[13]));  // makespan: SMLP below BE
+  EXPECT_GT(std::stod(seven[16]), std::stod(seven[15]));  // the seed's: SMLP above BE
 }
 
 // The calibrated preset reproduces the two rows its cuFFT constants were fitted to (Example 1:
@@ -235,7 +261,7 @@ TEST(FftSweepSim, HostContentionBelowTheLockHoldersKeepsLemma2) {
   const SweepOutcome out = run_sweep(fft_sweep_experiment(o), SweepRunOptions{});
   ASSERT_EQ(out.rows.size(), 4u);
   for (const auto& row : out.rows) {
-    EXPECT_EQ(row[15], "0") << "2^" << row[3] << ", N = " << row[5];
+    EXPECT_EQ(row[17], "0") << "2^" << row[3] << ", N = " << row[5];
     EXPECT_LE(std::stod(row[11]), std::stod(row[12])) << "2^" << row[3] << ", N = " << row[5];
     EXPECT_GT(std::stod(row[12]), 500.0);  // the bound holds the slice
   }

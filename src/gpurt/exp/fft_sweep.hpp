@@ -55,9 +55,13 @@ void validate(const FftSweepOptions& options);
 
 /// Profiles every size (§III-C, on the backend), then returns the sweep: keys backend (its label),
 /// log2_size, samples, tasks; values allowed (S_i as "1 2 3"), jobs, be_avg_us, be_max_us,
-/// smlp_avg_us, smlp_max_us, bound_us, be_throughput_msps, smlp_throughput_msps, violations.
-/// Throughput (mega-samples per second) = samples of all jobs of a trial / the trial's
-/// makespan, averaged over trials. `options` must outlive the experiment.
+/// smlp_avg_us, smlp_max_us, bound_us, be_throughput_msps, smlp_throughput_msps,
+/// be_rt_throughput_msps, smlp_rt_throughput_msps, violations. Throughput (mega-samples per
+/// second), averaged over trials: `*_throughput_msps` = samples of all jobs of a trial / the
+/// trial's makespan; `*_rt_throughput_msps` = the seed's "samples processed by the trial divided
+/// by its aggregate response time" (§IV-A), the aggregate read as the sum of the trial's response
+/// times over N (a task's time in its jobs, host gaps and copies excluded), i.e. N x samples of a
+/// job / the trial's mean response. `options` must outlive the experiment.
 SweepExperiment fft_sweep_experiment(const FftSweepOptions& options);
 
 }  // namespace gpurt
