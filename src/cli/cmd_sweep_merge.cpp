@@ -1,7 +1,14 @@
 // gpurt sweep merge A.csv B.csv ... --out X.csv: joins the CSVs of a sharded sweep (--shard I/N)
 // into the whole sweep's CSV, checking headers agree and every point appears exactly once.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <optional>
+
 #include "commands.hpp"
+#include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
 #include "gpurt/exp/sweep.hpp"
 #include "sweep_common.hpp"
 
@@ -10,7 +17,8 @@ namespace gpurt::cli {
 void add_sweep_merge(CLI::App& app) {
   auto* cmd = sweep_command(app)->add_subcommand("merge", "Join the CSVs of a sharded sweep (--shard I/N)");
   cmd->footer(
-      "Errors (exit 2, nothing written): headers that differ, a point in two files, points missing.\n"
+      "Errors (exit 2, nothing written): headers that differ, a point in two files, points missing,\n"
+      "shards' settings files (CSV.settings.json) that differ, or one shard without one.\n"
       "Example:\n"
       "  gpurt sweep pbs --figure 4 --shard 1/2 --out s1.csv   # on one machine\n"
       "  gpurt sweep pbs --figure 4 --shard 2/2 --out s2.csv   # on another\n"
@@ -27,10 +35,45 @@ void add_sweep_merge(CLI::App& app) {
     std::vector<SweepCsvFile> inputs;
     for (const std::string& f : *files) inputs.push_back({f, read_text_file(f)});
     const std::string csv = merge_sweep_csv(inputs);
+    // The shards' settings files (docs/sweeps.md "Settings"): every shard has one or none does,
+    // and they agree; the merged CSV gets theirs.
+    std::optional<Json> settings;
+    std::string with, without;
+    std::vector<std::string> settings_files;
+    for (const std::string& f : *files) {
+      const std::string path = sweep_settings_path(f);
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec)) {
+        if (without.empty()) without = f;
+        continue;
+      }
+      Json s = load_sweep_settings(path);
+      settings_files.push_back(path);
+      if (settings) {
+        check_same_sweep_settings(s, path, *settings, sweep_settings_path(with), f);
+      } else {
+        settings = std::move(s);
+        with = f;
+      }
+    }
+    if (settings && !without.empty())
+      throw InputError(
+          without,
+          fmt::format("has no settings file ({}) while {} has one: the shards of one sweep are run by "
+                      "one command line, so their settings cannot be compared",
+                      sweep_settings_path(without), sweep_settings_path(with)));
     if (out->empty()) {
       std::fwrite(csv.data(), 1, csv.size(), stdout);
+    } else if (settings) {
+      const std::string path = sweep_settings_path(*out);
+      check_output_file(path, "--out (its settings file)");
+      check_output_not_input(path, settings_files, "--out (its settings file)");
+      write_files_atomically({{*out, csv}, {path, settings->dump(1) + "\n"}});
     } else {
       write_file_atomically(*out, csv);
+      // A settings file left beside --out by an earlier run describes other rows.
+      std::error_code ec;
+      std::filesystem::remove(sweep_settings_path(*out), ec);
     }
   });
 }

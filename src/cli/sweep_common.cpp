@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
 #include "gpurt/trace/chart.hpp"
 
 namespace gpurt::cli {
@@ -24,13 +27,15 @@ CLI::App* sweep_command(CLI::App& app) {
 }
 
 void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& a) {
+  a.command = cmd;
   cmd->add_option("--threads", a.threads, "Worker threads (0: all cores; the output does not depend on it)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--shard", a.shard,
                   "Compute only shard I of N (points p with p mod N = I-1); join with 'sweep merge'");
   cmd->add_option(
       "--out", a.out,
-      "CSV file; written line by line as points finish, rerun to resume, rewritten in order at the end");
+      "CSV file; written line by line as points finish, rerun to resume, rewritten in order at the end; "
+      "the settings its rows came from go to CSV.settings.json, which a resume must match");
   cmd->add_option("--plot", a.plot, "Also draw the finished sweep as an SVG chart here");
   auto* progress =
       cmd->add_flag("--progress", a.progress, "Progress on stderr even when it is not a terminal");
@@ -97,7 +102,115 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p, const std::stri
   }
 }
 
+constexpr std::string_view kSettingsFormat = "gpurt/sweep-settings@1";
+
+// A file's content in 16 hex digits (FNV-1a, 64 bits): enough to tell an edited platform or
+// config file from the one a CSV's rows came from; not a defence against a forger.
+std::string content_digest(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+// The settings that decide the rows' values: every option of the sweep's command as this run has
+// it (given or default), but those that only say where the output goes or how fast it comes, and
+// a digest of each file it reads.
+Json sweep_settings(const SweepRunArgs& a) {
+  std::set<std::string> skip = {"--threads",  "--shard", "--out",      "--plot",
+                                "--progress", "--quiet", "--max-items"};
+  for (const auto& [option, path] : a.more_outputs) skip.insert(option);
+  Json settings = Json::object();
+  for (CLI::Option* opt : a.command->get_options()) {
+    const std::string name = !opt->get_lnames().empty()   ? "--" + opt->get_lnames().front()
+                             : !opt->get_snames().empty() ? "-" + opt->get_snames().front()
+                                                          : opt->get_name(true);
+    if (name.empty() || name.starts_with("--help") || skip.contains(name)) continue;
+    std::string value;
+    if (opt->get_type_size_max() == 0) {
+      value = opt->count() > 0 ? "true" : "false";  // a flag
+    } else {
+      // The bound variable's value, as CLI11 prints a default: the same text whether the option
+      // was given its default or left out. An option without a variable: what was given.
+      const std::string unset = "\x01";
+      opt->default_str(unset)->capture_default_str();
+      value = opt->get_default_str();
+      if (value == unset) {
+        value.clear();
+        for (const std::string& r : opt->results()) value += (value.empty() ? "" : " ") + r;
+      }
+    }
+    settings[name] = value;
+  }
+  Json inputs = Json::object();
+  for (const std::string& path : a.inputs) {
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::is_regular_file(path, ec))
+      inputs[path] = content_digest(read_text_file(path));
+  }
+  Json doc = Json::object();
+  doc["format"] = kSettingsFormat;
+  doc["sweep"] = a.command->get_name();
+  doc["settings"] = std::move(settings);
+  doc["inputs"] = std::move(inputs);
+  return doc;
+}
+
 }  // namespace
+
+std::string sweep_settings_path(const std::string& csv) { return csv + ".settings.json"; }
+
+Json load_sweep_settings(const std::string& path) {
+  // A settings file is a few hundred bytes; a large one is not one.
+  std::error_code ec;
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec);
+      !ec && size > (std::uintmax_t{1} << 20))
+    throw InputError(path, fmt::format("is {} bytes, more than a sweep's settings file could be", size));
+  const Json doc = load_json_file(path);
+  const JsonNode root(doc, path);
+  root.expect_object({"format", "sweep", "settings", "inputs"});
+  if (root.at("format").as_string() != kSettingsFormat)
+    root.at("format").fail(fmt::format("must be \"{}\"", kSettingsFormat));
+  (void)root.at("sweep").as_string();
+  for (const char* section : {"settings", "inputs"}) {
+    const JsonNode s = root.at(section);
+    if (!s.is_object()) s.fail("must be an object of strings");
+    for (const auto& [key, value] : s.json().items()) (void)s.at(key).as_string();
+  }
+  return doc;
+}
+
+void check_same_sweep_settings(const Json& recorded, const std::string& recorded_file, const Json& now,
+                               const std::string& now_is, const std::string& rows_file) {
+  const std::string fix = fmt::format(
+      "the rows of {} came from the settings in this file: run with them, or remove both files to recompute",
+      rows_file);
+  if (recorded.at("sweep") != now.at("sweep"))
+    throw InputError(recorded_file, "sweep", recorded.at("sweep").get<std::string>(),
+                     fmt::format("{} is a '{}' sweep; {}", now_is, now.at("sweep").get<std::string>(), fix));
+  for (const char* section : {"settings", "inputs"}) {
+    const Json& old_values = recorded.at(section);
+    const Json& new_values = now.at(section);
+    const char* what = std::string_view(section) == "inputs" ? "file" : "option";
+    for (const auto& [key, value] : new_values.items()) {
+      if (!old_values.contains(key))
+        throw InputError(recorded_file, std::string(section), key,
+                         fmt::format("has no {} {}, which {} has ({}); {}", what, key, now_is,
+                                     value.get<std::string>(), fix));
+      if (old_values.at(key) != value)
+        throw InputError(
+            recorded_file, fmt::format("{}.{}", section, key), old_values.at(key).get<std::string>(),
+            fmt::format("{} has {}{}; {}", now_is, value.get<std::string>(),
+                        std::string_view(section) == "inputs" ? " (the file changed)" : "", fix));
+    }
+    for (const auto& [key, value] : old_values.items())
+      if (!new_values.contains(key))
+        throw InputError(recorded_file, fmt::format("{}.{}", section, key), value.get<std::string>(),
+                         fmt::format("{} has no {} {}; {}", now_is, what, key, fix));
+  }
+}
 
 std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunArgs& a, const SweepPlot& plot,
                               const std::vector<std::pair<std::string, SweepPlot>>& more_plots) {
@@ -116,21 +229,52 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
       throw InputError(
           "command line", option, path,
           "a shard holds part of the sweep: merge the shards ('gpurt sweep merge'), then 'gpurt chart'");
+  // The CSV's settings file: an output of its own, checked as the others.
+  const std::string settings_file = a.out.empty() || a.command == nullptr ? "" : sweep_settings_path(a.out);
+  if (!settings_file.empty()) outputs.emplace_back("--out (its settings file)", settings_file);
   for (const auto& [option, path] : outputs) check_output_file(path, option);
   check_distinct_outputs(outputs);
   // A picture or the CSV over the config or platform file the sweep reads.
   for (const auto& [option, path] : outputs) check_output_not_input(path, a.inputs, option);
   o.out = a.out;
   if (!a.quiet && (a.progress || ::isatty(STDERR_FILENO) != 0)) o.progress = stderr;
-  const SweepOutcome outcome = run_sweep(experiment, o);
-  // Said even with --quiet: rows an earlier run wrote are kept, and the options that made them
-  // (--seed, --sets, --seconds, the model's) are not in the file (docs/sweeps.md), so a rerun
-  // with other ones would silently mix runs.
+  // Rows to resume from must come from this run's settings (docs/sweeps.md "Settings"): checked
+  // before any work. A new CSV gets its settings file first, so a killed run's rows have one.
+  bool settings_checked = false, settings_written = false;
+  if (!settings_file.empty()) {
+    const Json now = sweep_settings(a);
+    std::error_code ec;
+    const bool has_rows =
+        std::filesystem::is_regular_file(a.out, ec) && std::filesystem::file_size(a.out, ec) > 0;
+    if (has_rows && std::filesystem::exists(settings_file, ec)) {
+      check_same_sweep_settings(load_sweep_settings(settings_file), settings_file, now, "this run", a.out);
+      settings_checked = true;
+    } else if (!has_rows) {
+      write_file_atomically(settings_file, now.dump(1) + "\n");
+      settings_written = true;
+    }
+  }
+  const SweepOutcome outcome = [&] {
+    try {
+      return run_sweep(experiment, o);
+    } catch (...) {
+      // A run that left no CSV (it removes one it created and finished no row of) leaves no
+      // settings file either.
+      std::error_code ec;
+      if (settings_written && !std::filesystem::exists(a.out, ec)) std::filesystem::remove(settings_file, ec);
+      throw;
+    }
+  }();
+  // Said even with --quiet: rows an earlier run wrote are kept. A CSV from before settings files
+  // (or whose file was removed) has rows whose options cannot be checked.
   if (outcome.resumed > 0)
-    fmt::print(stderr,
-               "gpurt: note: {} of {} points kept from {} (an earlier run's rows: the options that made them "
-               "are not in the file, so not checked; remove the file to recompute)\n",
-               outcome.resumed, outcome.points.size(), a.out);
+    fmt::print(stderr, "gpurt: note: {} of {} points kept from {} ({})\n", outcome.resumed,
+               outcome.points.size(), a.out,
+               settings_checked
+                   ? fmt::format("computed with this run's settings, {}", settings_file)
+                   : fmt::format("an earlier run's rows, not checked: {} is missing; remove the CSV to "
+                                 "recompute",
+                                 sweep_settings_path(a.out)));
   if (a.out.empty()) fmt::print("{}", outcome.csv);
   // Every picture drawn before any is written: a cell that cannot be drawn leaves none.
   const std::string rows = a.out.empty() ? "the sweep's rows" : a.out;

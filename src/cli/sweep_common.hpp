@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -27,7 +28,24 @@ struct SweepRunArgs {
   std::vector<std::pair<std::string, std::string>> more_outputs;
   /// The files the command reads (config, platform file): no output may be one of them.
   std::vector<std::string> inputs;
+  /// The sweep's subcommand (set by add_sweep_run_options): its options, as parsed, are the
+  /// settings recorded beside --out (OUT.settings.json) and checked when a run resumes.
+  CLI::App* command = nullptr;
 };
+
+/// The file beside a sweep's CSV that records the settings its rows came from.
+std::string sweep_settings_path(const std::string& csv);
+
+/// Reads a settings file (gpurt/sweep-settings@1); InputError naming the file and path when it
+/// is not one.
+nlohmann::ordered_json load_sweep_settings(const std::string& path);
+
+/// Throws InputError naming `recorded_file` and the first setting (an option, or a digest of a
+/// file the sweep reads) in which `recorded` and `now` differ; `now_is` names `now` in the
+/// message ("this run", a shard's file) and `rows_file` the CSV whose rows `recorded` describes.
+void check_same_sweep_settings(const nlohmann::ordered_json& recorded, const std::string& recorded_file,
+                               const nlohmann::ordered_json& now, const std::string& now_is,
+                               const std::string& rows_file);
 
 /// Adds --threads, --shard, --out, --plot, --progress, --quiet, --max-items to `cmd`.
 void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& args);
@@ -41,7 +59,8 @@ struct SweepPlot {
   bool lines = true;  ///< false: markers only (rows that are scenarios, not a curve)
 };
 
-/// Runs the sweep with the user's options: the CSV goes to --out (resumable) or stdout, the
+/// Runs the sweep with the user's options: the CSV goes to --out (resumable; with its settings
+/// file, which a resume must match: InputError naming the setting otherwise) or stdout, the
 /// chart to --plot, and each of `more_plots` (path, chart; an empty path draws nothing) to its
 /// path; every chart is drawn before any is written, so a row that cannot be drawn leaves none.
 /// Returns the sweep's CSV (this shard's rows). Throws InputError for a bad --shard, --plot with

@@ -53,11 +53,70 @@ TEST_F(SweepCli, PbsFigure4ResumesFromACutFileToTheSameCsv) {
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_EQ(read("cut.csv"), csv);
   EXPECT_NE(resumed.err.find("sweep: 4/4 points done (1 resumed)"), std::string::npos) << resumed.err;
-  // Kept rows are said even with --quiet: the file does not record the run's --seed.
+  // Kept rows are said even with --quiet. The cut file was written by hand, without the settings
+  // file a run writes beside its CSV, so its rows' --seed cannot be checked, and the note says so.
   const Outcome again = cli(kPbs + " --threads 1 --quiet --seed 9 --out " + path("cut.csv"));
   EXPECT_EQ(again.code, 0) << again.err;
-  EXPECT_NE(again.err.find("gpurt: note: 4 of 4 points kept from " + path("cut.csv")), std::string::npos)
+  EXPECT_NE(again.err.find("gpurt: note: 4 of 4 points kept from " + path("cut.csv") +
+                           " (an earlier run's rows, not checked: " + path("cut.csv.settings.json") +
+                           " is missing"),
+            std::string::npos)
       << again.err;
+  EXPECT_FALSE(fs::exists(path("cut.csv.settings.json")));  // rows of unknown settings stay unblessed
+}
+
+// Beside its CSV a sweep writes the settings its rows came from (every option of the command,
+// as given or by default, and a digest of each file it reads); a run that resumes from the rows
+// must have the same, or it is refused (exit 2, both files untouched), naming what differs.
+TEST_F(SweepCli, ResumeChecksTheSettingsTheRowsCameFrom) {
+  ASSERT_EQ(cli(kPbs + " --quiet --out " + path("a.csv")).code, 0);
+  const std::string csv = read("a.csv"), settings = read("a.csv.settings.json");
+  EXPECT_NE(settings.find("\"format\": \"gpurt/sweep-settings@1\""), std::string::npos) << settings;
+  EXPECT_NE(settings.find("\"--seed\": \"1\""), std::string::npos) << settings;
+  EXPECT_EQ(settings.find("--threads"), std::string::npos) << settings;  // no effect on a row
+  // The default given explicitly, and another thread count: the same settings.
+  const Outcome same = cli(kPbs + " --seed 1 --threads 1 --quiet --out " + path("a.csv"));
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.err.find("4 of 4 points kept from " + path("a.csv") + " (computed with this run's settings"),
+            std::string::npos)
+      << same.err;
+  const Outcome seed = cli(kPbs + " --seed 9 --quiet --out " + path("a.csv"));
+  EXPECT_EQ(seed.code, 2);
+  EXPECT_NE(
+      seed.err.find(path("a.csv.settings.json") + ": settings.--seed = 1: this run has 9; the rows of " +
+                    path("a.csv") + " came from"),
+      std::string::npos)
+      << seed.err;
+  const Outcome sets =
+      cli("sweep pbs --figure 4 --sets 4 --u-min 0.5 --u-max 2 --u-step 0.5 --out " + path("a.csv"));
+  EXPECT_EQ(sets.code, 2);
+  EXPECT_NE(sets.err.find("settings.--sets = 3: this run has 4"), std::string::npos) << sets.err;
+  EXPECT_EQ(read("a.csv"), csv);
+  EXPECT_EQ(read("a.csv.settings.json"), settings);
+  // A file the sweep reads is part of its settings: an edited platform file is another run.
+  write("p.json", R"({"preset": "rtx3060ti"})");
+  const std::string fft = "sweep fft --sizes 12 --tasks 1 --trials 1 --jobs 2 --runs 1 --quiet --platform " +
+                          path("p.json") + " --out " + path("f.csv");
+  ASSERT_EQ(cli(fft).code, 0);
+  write("p.json", R"({"preset": "rtx3060ti", "model": {"switch_cost": 0}})");
+  const Outcome edited = cli(fft);
+  EXPECT_EQ(edited.code, 2);
+  EXPECT_NE(edited.err.find(path("f.csv.settings.json") + ": inputs." + path("p.json") + " = fnv1a64:"),
+            std::string::npos)
+      << edited.err;
+  EXPECT_NE(edited.err.find("(the file changed)"), std::string::npos) << edited.err;
+  // A settings file that is not one is bad input, named.
+  write("a.csv.settings.json",
+        R"({"format": "gpurt/sweep-settings@1", "sweep": "pbs", "settings": {}, "x": 1})");
+  const Outcome bad = cli(kPbs + " --quiet --out " + path("a.csv"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(path("a.csv.settings.json") + ": x"), std::string::npos) << bad.err;
+  EXPECT_EQ(read("a.csv"), csv);
+  // A run that fails before any row leaves neither file.
+  const Outcome items = cli(kRtgpu + " --max-items 1 --out " + path("r.csv"));
+  EXPECT_EQ(items.code, 2);
+  EXPECT_FALSE(fs::exists(path("r.csv")));
+  EXPECT_FALSE(fs::exists(path("r.csv.settings.json")));
 }
 
 TEST_F(SweepCli, ShardsMergeToTheUnshardedCsv) {
@@ -68,6 +127,34 @@ TEST_F(SweepCli, ShardsMergeToTheUnshardedCsv) {
       cli("sweep merge " + path("s2.csv") + " " + path("s1.csv") + " --out " + path("m.csv"));
   ASSERT_EQ(merged.code, 0) << merged.err;
   EXPECT_EQ(read("m.csv"), read("all.csv"));
+  // --shard is not a setting: the shards' settings are the unsharded run's, and so the merged file's.
+  EXPECT_EQ(read("m.csv.settings.json"), read("all.csv.settings.json"));
+}
+
+// Shards of one sweep ran one command line: merge refuses shards whose settings differ, or a shard
+// without a settings file when another has one (exit 2, nothing written).
+TEST_F(SweepCli, MergeRefusesShardsOfOtherSettings) {
+  ASSERT_EQ(cli(kRtgpu + " --shard 1/2 --out " + path("s1.csv")).code, 0);
+  std::string other = kRtgpu;
+  other.replace(other.find("--seed 3"), 8, "--seed 4");
+  ASSERT_EQ(cli(other + " --shard 2/2 --out " + path("s2.csv")).code, 0);
+  const std::string merge =
+      "sweep merge " + path("s1.csv") + " " + path("s2.csv") + " --out " + path("m.csv");
+  const Outcome seed = cli(merge);
+  EXPECT_EQ(seed.code, 2);
+  EXPECT_NE(seed.err.find(path("s2.csv.settings.json") +
+                          ": settings.--seed = 4: " + path("s1.csv.settings.json") + " has 3"),
+            std::string::npos)
+      << seed.err;
+  ASSERT_EQ(cli(kRtgpu + " --shard 2/2 --out " + path("s2.csv")).code, 2);  // resume refuses too
+  fs::remove(path("s2.csv"));
+  ASSERT_EQ(cli(kRtgpu + " --shard 2/2 --out " + path("s2.csv")).code, 0);
+  fs::remove(path("s2.csv.settings.json"));
+  const Outcome unknown = cli(merge);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find(path("s2.csv") + ": has no settings file"), std::string::npos) << unknown.err;
+  EXPECT_FALSE(fs::exists(path("m.csv")));
+  EXPECT_FALSE(fs::exists(path("m.csv.settings.json")));
 }
 
 TEST_F(SweepCli, MergeErrorsExitTwoAndWriteNothing) {
