@@ -28,9 +28,15 @@ void add_sweep_merge(CLI::App& app) {
   cmd->add_option("CSV", *files, "Shard outputs")->required();
   cmd->add_option("--out", *out, "Merged CSV (default: stdout)");
   cmd->callback([files, out] {
+    // Every file merge reads: the shards and the settings files beside them.
+    std::vector<std::string> read = *files;
+    for (const std::string& f : *files) read.push_back(sweep_settings_path(f));
+    const std::string settings_out = out->empty() ? "" : sweep_settings_path(*out);
     if (!out->empty()) {
       check_output_file(*out, "--out");
-      check_output_not_input(*out, *files, "--out");  // a shard is read, not replaced
+      check_output_file(settings_out, "--out (its settings file)");
+      check_output_not_input(*out, read, "--out");  // a shard is read, not replaced
+      check_output_not_input(settings_out, read, "--out (its settings file)");
     }
     std::vector<SweepCsvFile> inputs;
     for (const std::string& f : *files) inputs.push_back({f, read_text_file(f)});
@@ -39,18 +45,20 @@ void add_sweep_merge(CLI::App& app) {
     // and they agree; the merged CSV gets theirs.
     std::optional<Json> settings;
     std::string with, without;
-    std::vector<std::string> settings_files;
     for (const std::string& f : *files) {
       const std::string path = sweep_settings_path(f);
       std::error_code ec;
-      if (!std::filesystem::exists(path, ec)) {
+      if (!std::filesystem::exists(path, ec) && !std::filesystem::is_symlink(path, ec)) {
         if (without.empty()) without = f;
         continue;
       }
       Json s = load_sweep_settings(path);
-      settings_files.push_back(path);
       if (settings) {
-        check_same_sweep_settings(s, path, *settings, sweep_settings_path(with), f);
+        check_same_sweep_settings(
+            s, path, *settings, sweep_settings_path(with),
+            fmt::format(
+                "the shards of one sweep must run with the same settings: rerun the shard of {} with {}'s", f,
+                with));
       } else {
         settings = std::move(s);
         with = f;
@@ -62,18 +70,19 @@ void add_sweep_merge(CLI::App& app) {
           fmt::format("has no settings file ({}) while {} has one: the shards of one sweep are run by "
                       "one command line, so their settings cannot be compared",
                       sweep_settings_path(without), sweep_settings_path(with)));
+    if (!settings)
+      fmt::print(stderr,
+                 "gpurt: note: no shard has a settings file (CSV.settings.json): their settings are not "
+                 "checked\n");
     if (out->empty()) {
       std::fwrite(csv.data(), 1, csv.size(), stdout);
     } else if (settings) {
-      const std::string path = sweep_settings_path(*out);
-      check_output_file(path, "--out (its settings file)");
-      check_output_not_input(path, settings_files, "--out (its settings file)");
-      write_files_atomically({{*out, csv}, {path, settings->dump(1) + "\n"}});
+      write_files_atomically({{*out, csv}, {settings_out, settings->dump(1) + "\n"}});
     } else {
       write_file_atomically(*out, csv);
       // A settings file left beside --out by an earlier run describes other rows.
       std::error_code ec;
-      std::filesystem::remove(sweep_settings_path(*out), ec);
+      std::filesystem::remove(settings_out, ec);
     }
   });
 }

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
+#include "gpurt/model/platform.hpp"
 #include "gpurt/trace/chart.hpp"
 
 namespace gpurt::cli {
@@ -104,6 +106,10 @@ std::string plot_svg(const std::string& csv, const SweepPlot& p, const std::stri
 
 constexpr std::string_view kSettingsFormat = "gpurt/sweep-settings@1";
 
+// Recorded for a file the sweep reads that is not a regular file (a pipe): what it held cannot be
+// digested, so rows made from it are never resumed.
+constexpr std::string_view kUndigested = "not a regular file: cannot be checked";
+
 // A file's content in 16 hex digits (FNV-1a, 64 bits): enough to tell an edited platform or
 // config file from the one a CSV's rows came from; not a defence against a forger.
 std::string content_digest(std::string_view bytes) {
@@ -115,12 +121,34 @@ std::string content_digest(std::string_view bytes) {
   return fmt::format("fnv1a64:{:016x}", h);
 }
 
-// The settings that decide the rows' values: every option of the sweep's command as this run has
-// it (given or default), but those that only say where the output goes or how fast it comes, and
-// a digest of each file it reads.
+// Text a JSON string can hold: valid UTF-8 as it is, anything else as its bytes in hex (two
+// different byte strings never give the same text).
+std::string json_text(const std::string& text) {
+  try {
+    (void)Json(text).dump();
+    if (!text.starts_with("bytes:")) return text;
+  } catch (const Json::type_error&) {
+  }
+  std::string hex = "bytes:";
+  for (const char c : text) hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  return hex;
+}
+
+// The options that do not decide a row's values: where the output goes, how fast it comes, the
+// chart's title, and the limits that only decide whether a run finishes (raising one after a
+// failure must resume the rows the failed run kept). --max-vertices is not one of them: it
+// decides sweep pbs's gpusched_unknown.
+const std::set<std::string>& options_outside_settings() {
+  static const std::set<std::string> names = {"--threads",  "--shard",       "--out",       "--plot",
+                                              "--progress", "--quiet",       "--max-items", "--title",
+                                              "--max-jobs", "--max-analyses"};
+  return names;
+}
+
+// The settings that decide the rows' values: every other option of the sweep's command as this
+// run has it, and a digest of each file it reads.
 Json sweep_settings(const SweepRunArgs& a) {
-  std::set<std::string> skip = {"--threads",  "--shard", "--out",      "--plot",
-                                "--progress", "--quiet", "--max-items"};
+  std::set<std::string> skip = options_outside_settings();
   for (const auto& [option, path] : a.more_outputs) skip.insert(option);
   Json settings = Json::object();
   for (CLI::Option* opt : a.command->get_options()) {
@@ -129,26 +157,27 @@ Json sweep_settings(const SweepRunArgs& a) {
                                                           : opt->get_name(true);
     if (name.empty() || name.starts_with("--help") || skip.contains(name)) continue;
     std::string value;
-    if (opt->get_type_size_max() == 0) {
-      value = opt->count() > 0 ? "true" : "false";  // a flag
+    if (opt->get_expected_max() == 0) {
+      value = opt->count() > 0 && opt->as<bool>() ? "true" : "false";  // a flag: the value it sets
+    } else if (opt->count() > 0) {
+      // What was given, exactly (a default's text has 6 digits: 123456.4 and 123456.1 alike).
+      for (const std::string& r : opt->results()) value += (value.empty() ? "" : " ") + r;
     } else {
-      // The bound variable's value, as CLI11 prints a default: the same text whether the option
-      // was given its default or left out. An option without a variable: what was given.
+      // Left out: the bound variable's default, as CLI11 prints it (the same text every run).
       const std::string unset = "\x01";
       opt->default_str(unset)->capture_default_str();
-      value = opt->get_default_str();
-      if (value == unset) {
-        value.clear();
-        for (const std::string& r : opt->results()) value += (value.empty() ? "" : " ") + r;
-      }
+      value = opt->get_default_str() == unset ? "" : opt->get_default_str();
     }
-    settings[name] = value;
+    settings[json_text(name)] = json_text(value);
   }
   Json inputs = Json::object();
   for (const std::string& path : a.inputs) {
     std::error_code ec;
-    if (!path.empty() && std::filesystem::is_regular_file(path, ec))
-      inputs[path] = content_digest(read_text_file(path));
+    // A platform preset's id is no file, even where a file of that name lies in the folder.
+    if (path.empty() || find_platform_preset(path) != nullptr) continue;
+    inputs[json_text(path)] = std::filesystem::is_regular_file(path, ec)
+                                  ? content_digest(read_text_file(path))
+                                  : std::string(kUndigested);
   }
   Json doc = Json::object();
   doc["format"] = kSettingsFormat;
@@ -158,13 +187,28 @@ Json sweep_settings(const SweepRunArgs& a) {
   return doc;
 }
 
+// Whether `csv` holds a row beyond its header (a run killed before its first row leaves at most
+// the header, whose settings file a new run may replace).
+bool has_rows(const std::string& csv) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(csv, ec)) return std::filesystem::exists(csv, ec);
+  std::ifstream in(csv, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const std::size_t first = head.find('\n');
+  return first != std::string::npos && first + 1 < head.size();
+}
+
 }  // namespace
 
 std::string sweep_settings_path(const std::string& csv) { return csv + ".settings.json"; }
 
 Json load_sweep_settings(const std::string& path) {
-  // A settings file is a few hundred bytes; a large one is not one.
+  // A settings file is a few hundred bytes of a regular file; a device or a large file is not one.
   std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path, "is not a regular file (a settings file)");
   if (const std::uintmax_t size = std::filesystem::file_size(path, ec);
       !ec && size > (std::uintmax_t{1} << 20))
     throw InputError(path, fmt::format("is {} bytes, more than a sweep's settings file could be", size));
@@ -183,32 +227,37 @@ Json load_sweep_settings(const std::string& path) {
 }
 
 void check_same_sweep_settings(const Json& recorded, const std::string& recorded_file, const Json& now,
-                               const std::string& now_is, const std::string& rows_file) {
-  const std::string fix = fmt::format(
-      "the rows of {} came from the settings in this file: run with them, or remove both files to recompute",
-      rows_file);
+                               const std::string& now_is, const std::string& fix) {
+  const auto text = [](const Json& values, const std::string& key) {
+    if (!values.contains(key)) return std::string("(not recorded)");
+    const std::string value = values.at(key).get<std::string>();
+    return value.empty() ? std::string("\"\"") : printable(value);
+  };
   if (recorded.at("sweep") != now.at("sweep"))
-    throw InputError(recorded_file, "sweep", recorded.at("sweep").get<std::string>(),
-                     fmt::format("{} is a '{}' sweep; {}", now_is, now.at("sweep").get<std::string>(), fix));
+    throw InputError(
+        recorded_file, "sweep", printable(recorded.at("sweep").get<std::string>()),
+        fmt::format("{} is a '{}' sweep; {}", now_is, printable(now.at("sweep").get<std::string>()), fix));
   for (const char* section : {"settings", "inputs"}) {
     const Json& old_values = recorded.at(section);
     const Json& new_values = now.at(section);
-    const char* what = std::string_view(section) == "inputs" ? "file" : "option";
-    for (const auto& [key, value] : new_values.items()) {
-      if (!old_values.contains(key))
-        throw InputError(recorded_file, std::string(section), key,
-                         fmt::format("has no {} {}, which {} has ({}); {}", what, key, now_is,
-                                     value.get<std::string>(), fix));
-      if (old_values.at(key) != value)
+    const bool files = std::string_view(section) == "inputs";
+    std::set<std::string> keys;
+    for (const auto& [key, value] : old_values.items()) keys.insert(key);
+    for (const auto& [key, value] : new_values.items()) keys.insert(key);
+    for (const std::string& key : keys) {
+      const std::string was = text(old_values, key), is = text(new_values, key);
+      const bool unknowable = files && (was == kUndigested || is == kUndigested);
+      if (was == is && !unknowable) continue;
+      if (unknowable)
         throw InputError(
-            recorded_file, fmt::format("{}.{}", section, key), old_values.at(key).get<std::string>(),
-            fmt::format("{} has {}{}; {}", now_is, value.get<std::string>(),
-                        std::string_view(section) == "inputs" ? " (the file changed)" : "", fix));
+            recorded_file, fmt::format("{}.{}", section, printable(key)), was,
+            fmt::format("a file that is not a regular file (a pipe) cannot be compared: whether {} "
+                        "read what the rows came from is unknown; {}",
+                        now_is, fix));
+      const bool changed = files && new_values.contains(key) && old_values.contains(key);
+      throw InputError(recorded_file, fmt::format("{}.{}", section, printable(key)), was,
+                       fmt::format("{} has {}{}; {}", now_is, is, changed ? " (the file changed)" : "", fix));
     }
-    for (const auto& [key, value] : old_values.items())
-      if (!new_values.contains(key))
-        throw InputError(recorded_file, fmt::format("{}.{}", section, key), value.get<std::string>(),
-                         fmt::format("{} has no {} {}; {}", now_is, what, key, fix));
   }
 }
 
@@ -239,19 +288,25 @@ std::string run_sweep_command(const SweepExperiment& experiment, const SweepRunA
   o.out = a.out;
   if (!a.quiet && (a.progress || ::isatty(STDERR_FILENO) != 0)) o.progress = stderr;
   // Rows to resume from must come from this run's settings (docs/sweeps.md "Settings"): checked
-  // before any work. A new CSV gets its settings file first, so a killed run's rows have one.
+  // before any work. A CSV without rows gets this run's settings file once the runner has checked
+  // its own options, before it writes the CSV, so a killed run's rows have one.
   bool settings_checked = false, settings_written = false;
   if (!settings_file.empty()) {
     const Json now = sweep_settings(a);
     std::error_code ec;
-    const bool has_rows =
-        std::filesystem::is_regular_file(a.out, ec) && std::filesystem::file_size(a.out, ec) > 0;
-    if (has_rows && std::filesystem::exists(settings_file, ec)) {
-      check_same_sweep_settings(load_sweep_settings(settings_file), settings_file, now, "this run", a.out);
+    if (!has_rows(a.out)) {
+      o.before_writing = [&settings_file, &settings_written, text = now.dump(1) + "\n"] {
+        write_file_atomically(settings_file, text);
+        settings_written = true;
+      };
+    } else if (std::filesystem::exists(settings_file, ec) || std::filesystem::is_symlink(settings_file, ec)) {
+      check_same_sweep_settings(
+          load_sweep_settings(settings_file), settings_file, now, "this run",
+          fmt::format(
+              "the rows of {} came from the settings in this file: run with them, or remove both files to "
+              "recompute",
+              a.out));
       settings_checked = true;
-    } else if (!has_rows) {
-      write_file_atomically(settings_file, now.dump(1) + "\n");
-      settings_written = true;
     }
   }
   const SweepOutcome outcome = [&] {

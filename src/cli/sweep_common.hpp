@@ -41,11 +41,12 @@ std::string sweep_settings_path(const std::string& csv);
 nlohmann::ordered_json load_sweep_settings(const std::string& path);
 
 /// Throws InputError naming `recorded_file` and the first setting (an option, or a digest of a
-/// file the sweep reads) in which `recorded` and `now` differ; `now_is` names `now` in the
-/// message ("this run", a shard's file) and `rows_file` the CSV whose rows `recorded` describes.
+/// file the sweep reads) in which `recorded` and `now` differ, or a file read that is not a
+/// regular file (its content cannot be compared); `now_is` names `now` in the message ("this
+/// run", a shard's settings file) and `fix` ends it (what the user can do).
 void check_same_sweep_settings(const nlohmann::ordered_json& recorded, const std::string& recorded_file,
                                const nlohmann::ordered_json& now, const std::string& now_is,
-                               const std::string& rows_file);
+                               const std::string& fix);
 
 /// Adds --threads, --shard, --out, --plot, --progress, --quiet, --max-items to `cmd`.
 void add_sweep_run_options(CLI::App* cmd, SweepRunArgs& args);

@@ -105,6 +105,25 @@ TEST_F(SweepCli, ResumeChecksTheSettingsTheRowsCameFrom) {
             std::string::npos)
       << edited.err;
   EXPECT_NE(edited.err.find("(the file changed)"), std::string::npos) << edited.err;
+  // A number given is recorded as given: a default's text has 6 digits, which would take
+  // 5.0000001 for 5.
+  const Outcome gap = cli(fft + " --max-gap-us 5.0000001");
+  EXPECT_EQ(gap.code, 2);
+  EXPECT_NE(gap.err.find("settings.--max-gap-us = 5: this run has 5.0000001"), std::string::npos) << gap.err;
+  // A flag is the value it sets, however it is spelled; a limit that only decides whether the run
+  // finishes is no setting, so raising it after a failure resumes the rows the failure kept.
+  const std::string rtgpu = kRtgpu + " --quiet --threads 1 --out " + path("r.csv");
+  EXPECT_EQ(cli(rtgpu + " --max-analyses 50").code, 1);
+  const Outcome raised = cli(rtgpu + " --max-analyses 200 --one-copy=false");
+  EXPECT_EQ(raised.code, 0) << raised.err;
+  EXPECT_NE(
+      raised.err.find("1 of 3 points kept from " + path("r.csv") + " (computed with this run's settings"),
+      std::string::npos)
+      << raised.err;
+  EXPECT_NE(read("r.csv.settings.json").find("\"--one-copy\": \"false\""), std::string::npos);
+  EXPECT_EQ(read("r.csv.settings.json").find("--max-analyses"), std::string::npos);
+  fs::remove(path("r.csv"));
+  fs::remove(path("r.csv.settings.json"));
   // A settings file that is not one is bad input, named.
   write("a.csv.settings.json",
         R"({"format": "gpurt/sweep-settings@1", "sweep": "pbs", "settings": {}, "x": 1})");
@@ -149,6 +168,12 @@ TEST_F(SweepCli, MergeRefusesShardsOfOtherSettings) {
   ASSERT_EQ(cli(kRtgpu + " --shard 2/2 --out " + path("s2.csv")).code, 2);  // resume refuses too
   fs::remove(path("s2.csv"));
   ASSERT_EQ(cli(kRtgpu + " --shard 2/2 --out " + path("s2.csv")).code, 0);
+  // --out (or its settings file) over a file merge reads: refused before anything is written.
+  const Outcome over =
+      cli("sweep merge " + path("s1.csv") + " " + path("s2.csv") + " --out " + path("s1.csv.settings.json"));
+  EXPECT_EQ(over.code, 2);
+  EXPECT_NE(over.err.find("is also an input"), std::string::npos) << over.err;
+  EXPECT_NE(read("s1.csv.settings.json").find("sweep-settings@1"), std::string::npos);
   fs::remove(path("s2.csv.settings.json"));
   const Outcome unknown = cli(merge);
   EXPECT_EQ(unknown.code, 2);

@@ -225,6 +225,7 @@ SweepOutcome run_sweep(const SweepExperiment& e, const SweepRunOptions& o) {
   }
 
   const bool existed = !o.out.empty() && std::filesystem::exists(o.out);
+  if (!o.out.empty() && o.before_writing) o.before_writing();
   if (!o.out.empty()) {
     // Start the file afresh from what survived (drops a truncated last line), then append.
     std::string text = header + "\n";

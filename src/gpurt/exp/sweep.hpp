@@ -78,6 +78,9 @@ struct SweepRunOptions {
   /// The most work items (over the points to compute) a run takes: the runner keeps a slot per
   /// item (about 40 bytes) from the start. More is InputError naming --max-items, before any work.
   std::int64_t max_items = 20'000'000;
+  /// Called once every check has passed (the options, the file to resume from), just before the
+  /// run first writes `out`; not called without `out`. The CLI writes the CSV's settings file here.
+  std::function<void()> before_writing{};
 };
 
 struct SweepOutcome {
