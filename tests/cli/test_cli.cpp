@@ -957,6 +957,9 @@ TEST_F(Cli, WriteFilesAtomicallyWritesAllOrNone) {
   EXPECT_THROW(gpurt::check_output_file(path("missing/x"), "--x"), gpurt::InputError);
   EXPECT_THROW(gpurt::check_output_file(path(""), "--x"), gpurt::InputError);  // the folder itself
   EXPECT_NO_THROW(gpurt::check_output_file(path("new.txt"), "--x"));
+  // A name the atomic write's temporary file (".tmp.PID" beside it) could not have.
+  EXPECT_NO_THROW(gpurt::check_output_file(path(std::string(240, 'n')), "--x"));
+  EXPECT_THROW(gpurt::check_output_file(path(std::string(241, 'n')), "--x"), gpurt::InputError);
   EXPECT_THROW(gpurt::check_output_dir(ok, "--out"), gpurt::InputError);
   EXPECT_NO_THROW(gpurt::check_output_dir(path("new/deeper"), "--out"));
 }

@@ -6,6 +6,7 @@
 // then write all their files or none (write_files_atomically).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ using OutputFile = std::pair<std::string, std::string>;
 /// write fails, every temporary is removed and no file was replaced. Throws gpurt::Error naming
 /// the path that failed.
 void write_files_atomically(const std::vector<OutputFile>& files);
+
+/// The longest output file name (the last path component) check_output_file accepts, in bytes.
+inline constexpr std::size_t kMaxOutputFileName = 240;
 
 /// Checks that `path` can be written as an output file: it is not a folder, and its folder
 /// exists and is a writable directory. Throws InputError "OPTION = PATH: PROBLEM" (exit 2).
