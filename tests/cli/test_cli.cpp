@@ -964,6 +964,17 @@ TEST_F(Cli, WriteFilesAtomicallyWritesAllOrNone) {
   EXPECT_NO_THROW(gpurt::check_output_dir(path("new/deeper"), "--out"));
 }
 
+// A result file named by a config's log_name is an output like any other: a name the atomic
+// write's temporary file could not have beside it is refused before the run (exit 2, no folder).
+TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
+  const std::string config = write_edited("long.json", GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json",
+                                          "cutahead_1.json", std::string(236, 'c') + ".json");
+  const Outcome r = cli("simulate " + config + " --platform jetson-tx2 --out " + path("res"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("has a file name of 241 bytes; at most 240"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("res")));
+}
+
 TEST_F(Cli, PlatformThatIsMissingOrAFolderIsNamed) {
   fs::create_directories(path("pdir"));
   for (const std::string& p : {path("pdir"), path("nope.json")}) {

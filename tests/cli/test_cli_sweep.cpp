@@ -131,6 +131,19 @@ TEST_F(SweepCli, ResumeChecksTheSettingsTheRowsCameFrom) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find(path("a.csv.settings.json") + ": x"), std::string::npos) << bad.err;
   EXPECT_EQ(read("a.csv"), csv);
+  // A CSV cut before its first complete row holds no row (the runner drops a cut line): a run
+  // with other settings replaces the settings file instead of refusing.
+  const std::string header = csv.substr(0, csv.find('\n') + 1);
+  write("a.csv", header + "0,4,sm");
+  const Outcome fresh = cli(kPbs + " --seed 9 --quiet --out " + path("a.csv"));
+  EXPECT_EQ(fresh.code, 0) << fresh.err;
+  EXPECT_NE(read("a.csv.settings.json").find("\"--seed\": \"9\""), std::string::npos);
+  // A file named by bytes that are not UTF-8 is recorded by its bytes, in hex.
+  const std::string latin1 = path("cfg\xff.json");
+  fs::copy_file(GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json", latin1);
+  ASSERT_EQ(cli("sweep cu-masks " + latin1 + " --sizes 15 --quiet --out " + path("c.csv")).code, 0);
+  EXPECT_NE(read("c.csv.settings.json").find("\"config\": \"bytes:"), std::string::npos)
+      << read("c.csv.settings.json");
   // A run that fails before any row leaves neither file.
   const Outcome items = cli(kRtgpu + " --max-items 1 --out " + path("r.csv"));
   EXPECT_EQ(items.code, 2);
@@ -175,7 +188,18 @@ TEST_F(SweepCli, MergeRefusesShardsOfOtherSettings) {
   EXPECT_NE(over.err.find("is also an input"), std::string::npos) << over.err;
   EXPECT_NE(read("s1.csv.settings.json").find("sweep-settings@1"), std::string::npos);
   fs::remove(path("s2.csv.settings.json"));
-  const Outcome unknown = cli(merge);
+  // Shards without settings files: merged unchecked, said on stderr, and a settings file an earlier
+  // run left beside --out (describing other rows) is removed.
+  fs::remove(path("s1.csv.settings.json"));
+  write("old.csv.settings.json", "{}");
+  const Outcome bare =
+      cli("sweep merge " + path("s1.csv") + " " + path("s2.csv") + " --out " + path("old.csv"));
+  EXPECT_EQ(bare.code, 0) << bare.err;
+  EXPECT_NE(bare.err.find("no shard has a settings file"), std::string::npos) << bare.err;
+  EXPECT_FALSE(fs::exists(path("old.csv.settings.json")));
+  ASSERT_EQ(cli(kRtgpu + " --shard 1/2 --out " + path("n1.csv")).code, 0);
+  const Outcome unknown =
+      cli("sweep merge " + path("n1.csv") + " " + path("s2.csv") + " --out " + path("m.csv"));
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find(path("s2.csv") + ": has no settings file"), std::string::npos) << unknown.err;
   EXPECT_FALSE(fs::exists(path("m.csv")));
@@ -236,6 +260,7 @@ TEST_F(SweepCli, BadOptionsExitTwoBeforeWritingAnything) {
     EXPECT_NE(r.err.find(": --"), std::string::npos) << args << ": " << r.err;  // names the option
     EXPECT_EQ(r.err.find("--utilization"), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(path("o.csv"))) << args;
+    EXPECT_FALSE(fs::exists(path("o.csv.settings.json"))) << args;  // written at the start, removed with it
   }
   // Options that do nothing without another are refused (CLI11: exit 2, nothing written).
   for (const std::string& args :

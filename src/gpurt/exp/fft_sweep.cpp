@@ -151,6 +151,7 @@ SweepExperiment fft_sweep_experiment(const FftSweepOptions& o) {
     const Point& pt = (*points)[point];
     double sums[kFields] = {};
     double be_tp = 0, sm_tp = 0, be_rt = 0, sm_rt = 0;
+    int be_rt_trials = 0, sm_rt_trials = 0;  // trials with a response to divide by
     const double samples = std::ldexp(1.0, pt.log2_size) * o.profile.batch;
     for (const SweepItem& it : items) {
       for (int f : {be_sum, be_jobs, smlp_sum, smlp_jobs, over}) sums[f] += it[static_cast<std::size_t>(f)];
@@ -159,26 +160,28 @@ SweepExperiment fft_sweep_experiment(const FftSweepOptions& o) {
       // Samples per second: all jobs' samples over the trial's makespan (ns), in mega-samples.
       be_tp += it[be_jobs] * samples / it[be_span] * 1e3;
       sm_tp += it[smlp_jobs] * samples / it[smlp_span] * 1e3;
-      // The seed's definition (§IV-A): the trial's samples over its aggregate response time, the
-      // time each task spends in its jobs' responses (their sum over N): N x samples / mean response.
-      if (it[be_sum] > 0) be_rt += pt.tasks * samples / (it[be_sum] / it[be_jobs]) * 1e3;
-      if (it[smlp_sum] > 0) sm_rt += pt.tasks * samples / (it[smlp_sum] / it[smlp_jobs]) * 1e3;
+      // gpurt's reading of the seed's definition (§IV-A): the trial's samples over its aggregate response
+      // time, the time each task spends in its jobs' responses (their sum over N): N x samples / mean
+      // response.
+      if (it[be_sum] > 0) {
+        be_rt += pt.tasks * samples / (it[be_sum] / it[be_jobs]) * 1e3;
+        ++be_rt_trials;
+      }
+      if (it[smlp_sum] > 0) {
+        sm_rt += pt.tasks * samples / (it[smlp_sum] / it[smlp_jobs]) * 1e3;
+        ++sm_rt_trials;
+      }
     }
     const double n = static_cast<double>(items.size());
     std::string allowed;
     for (int k : pt.allowed) allowed += (allowed.empty() ? "" : " ") + std::to_string(k);
-    return std::vector<std::string>{allowed,
-                                    fmt::format("{}", sums[be_jobs]),
-                                    us(sums[be_sum] / sums[be_jobs]),
-                                    us(sums[be_max]),
-                                    us(sums[smlp_sum] / sums[smlp_jobs]),
-                                    us(sums[smlp_max]),
-                                    us(static_cast<double>(pt.bound.count())),
-                                    fmt::format("{:.3f}", be_tp / n),
-                                    fmt::format("{:.3f}", sm_tp / n),
-                                    fmt::format("{:.3f}", be_rt / n),
-                                    fmt::format("{:.3f}", sm_rt / n),
-                                    fmt::format("{}", sums[over])};
+    return std::vector<std::string>{
+        allowed, fmt::format("{}", sums[be_jobs]), us(sums[be_sum] / sums[be_jobs]), us(sums[be_max]),
+        us(sums[smlp_sum] / sums[smlp_jobs]), us(sums[smlp_max]), us(static_cast<double>(pt.bound.count())),
+        fmt::format("{:.3f}", be_tp / n), fmt::format("{:.3f}", sm_tp / n),
+        // No trial measured a response (a GPU run's clock): no number.
+        be_rt_trials > 0 ? fmt::format("{:.3f}", be_rt / be_rt_trials) : "",
+        sm_rt_trials > 0 ? fmt::format("{:.3f}", sm_rt / sm_rt_trials) : "", fmt::format("{}", sums[over])};
   };
   return e;
 }

@@ -58,8 +58,8 @@ void validate(const FftSweepOptions& options);
 /// smlp_avg_us, smlp_max_us, bound_us, be_throughput_msps, smlp_throughput_msps,
 /// be_rt_throughput_msps, smlp_rt_throughput_msps, violations. Throughput (mega-samples per
 /// second), averaged over trials: `*_throughput_msps` = samples of all jobs of a trial / the
-/// trial's makespan; `*_rt_throughput_msps` = the seed's "samples processed by the trial divided
-/// by its aggregate response time" (§IV-A), the aggregate read as the sum of the trial's response
+/// trial's makespan; `*_rt_throughput_msps` = gpurt's reading of the seed's "samples processed by the trial
+/// divided by its aggregate response time" (§IV-A), the aggregate read as the sum of the trial's response
 /// times over N (a task's time in its jobs, host gaps and copies excluded), i.e. N x samples of a
 /// job / the trial's mean response. `options` must outlive the experiment.
 SweepExperiment fft_sweep_experiment(const FftSweepOptions& options);
