@@ -4,12 +4,18 @@
 
 #include "cli_fixture.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -161,6 +167,45 @@ TEST_F(SweepCli, ShardsMergeToTheUnshardedCsv) {
   EXPECT_EQ(read("m.csv"), read("all.csv"));
   // --shard is not a setting: the shards' settings are the unsharded run's, and so the merged file's.
   EXPECT_EQ(read("m.csv.settings.json"), read("all.csv.settings.json"));
+}
+
+// A config read from a pipe cannot be digested: its rows are never resumed, since what the next
+// run reads from the pipe cannot be compared with it (exit 2), even when both runs read the same
+// bytes. The FIFO's writer gives up after 20 s if gpurt never opens it, so the test cannot hang.
+TEST_F(SweepCli, RowsFromAPipeAreNeverResumed) {
+  const std::string config = gpurt::read_text_file(GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json");
+  const std::string fifo = path("cfg.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto run = [&] {
+    std::thread writer([&] {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      int fd = -1;
+      while ((fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) < 0 &&
+             std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (fd < 0) return;
+      ::fcntl(fd, F_SETFL, 0);  // blocking writes from here
+      std::size_t done = 0;
+      while (done < config.size()) {
+        const ssize_t n = ::write(fd, config.data() + done, config.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(fd);
+    });
+    const Outcome r = cli("sweep cu-masks " + fifo + " --sizes 15 --quiet --out " + path("p.csv"));
+    writer.join();
+    return r;
+  };
+  const Outcome first = run();
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(read("p.csv.settings.json").find("not a regular file: cannot be checked"), std::string::npos);
+  const std::string csv = read("p.csv");
+  const Outcome again = run();
+  EXPECT_EQ(again.code, 2) << again.err;
+  EXPECT_NE(again.err.find(path("p.csv.settings.json") + ": inputs." + fifo), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("cannot be compared"), std::string::npos) << again.err;
+  EXPECT_EQ(read("p.csv"), csv);
 }
 
 // Shards of one sweep ran one command line: merge refuses shards whose settings differ, or a shard
