@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include <fmt/format.h>
-
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/trace/examiner_json.hpp"
@@ -37,13 +35,7 @@ void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);  // through a symbolic link
     if (fs::is_directory(status)) throw InputError("command line", option, path, "is a folder");
-    // As check_output_file: the atomic write's temporary file needs room beside the name.
-    if (const std::size_t name = fs::path(path).filename().string().size(); name > kMaxOutputFileName)
-      throw InputError(
-          "command line", option, path,
-          fmt::format("has a file name of {} bytes; at most {} (the temporary file written beside it "
-                      "needs the rest of the system's 255)",
-                      name, kMaxOutputFileName));
+    check_output_file_name(path, option);  // the folder may not exist yet
     if (fs::exists(status) && !fs::is_regular_file(status))
       throw InputError("command line", option, path, "exists and is not a regular file");
     outputs.emplace_back(option, path);

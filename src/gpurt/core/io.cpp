@@ -177,6 +177,17 @@ void write_files_atomically(const std::vector<OutputFile>& files) {
   }
 }
 
+void check_output_file_name(const std::string& path, const std::string& option) {
+  // Linux's file names are at most 255 bytes, and the temporary file an atomic write makes beside
+  // the output adds ".tmp.PID" (at most 12): refused here, not when the file is written (exit 1).
+  if (const std::size_t name = fs::path(path).filename().string().size(); name > kMaxOutputFileName)
+    throw InputError(
+        "command line", option, path,
+        fmt::format("has a file name of {} bytes; at most {} (the temporary file written beside it "
+                    "needs the rest of the system's 255)",
+                    name, kMaxOutputFileName));
+}
+
 void check_output_file(const std::string& given, const std::string& option) {
   const auto fail = [&](const std::string& problem) {
     throw InputError("command line", option, given, problem);
@@ -194,13 +205,7 @@ void check_output_file(const std::string& given, const std::string& option) {
                           last.string()));
   }
   if (fs::is_directory(path, ec)) fail("is a folder; give a file name");
-  // Linux's file names are at most 255 bytes, and the temporary file an atomic write makes beside
-  // the output adds ".tmp.PID" (at most 12): refused here, not when the file is written (exit 1).
-  if (const std::size_t name = fs::path(path).filename().string().size(); name > kMaxOutputFileName)
-    fail(fmt::format(
-        "has a file name of {} bytes; at most {} (the temporary file written beside it needs the rest "
-        "of the system's 255)",
-        name, kMaxOutputFileName));
+  check_output_file_name(path, option);
   const fs::path folder = folder_of(path);
   if (!fs::exists(folder, ec)) fail("folder " + folder.string() + " does not exist");
   if (!fs::is_directory(folder, ec)) fail(folder.string() + " is not a folder");

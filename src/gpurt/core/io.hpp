@@ -38,6 +38,10 @@ void write_files_atomically(const std::vector<OutputFile>& files);
 /// The longest output file name (the last path component) check_output_file accepts, in bytes.
 inline constexpr std::size_t kMaxOutputFileName = 240;
 
+/// Throws InputError "OPTION = PATH: ..." (exit 2) when `path`'s file name is longer than
+/// kMaxOutputFileName; check_output_file includes it, for outputs whose folder may not exist yet.
+void check_output_file_name(const std::string& path, const std::string& option);
+
 /// Checks that `path` can be written as an output file: it is not a folder, and its folder
 /// exists and is a writable directory. Throws InputError "OPTION = PATH: PROBLEM" (exit 2).
 void check_output_file(const std::string& path, const std::string& option);
