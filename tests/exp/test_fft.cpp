@@ -232,6 +232,34 @@ TEST(FftSweepSim, SeedThroughputIsTasksTimesSamplesOverTheMeanResponse) {
   EXPECT_GT(std::stod(seven[16]), std::stod(seven[15]));  // the seed's: SMLP above BE
 }
 
+// Both throughputs are per-trial values averaged over the trials (§IV-A: "calculated per-trial";
+// Obs. IV-3: "average throughput"), not one value of the pooled jobs: a point of two trials gives
+// the mean of the two one-trial points, and its per-response reading differs from N x samples over
+// the pooled mean response (the trials' means differ, so the mean of 1/x is above 1/mean).
+TEST(FftSweepSim, ThroughputsAreAveragedOverTrials) {
+  FftSweepOptions o = reduced_sweep(*find_platform_preset("rtx3060ti"), {22}, {7}, 10);
+  o.max_gap = Nanos{400'000};  // trials that differ
+  const SweepExperiment e = fft_sweep_experiment(o);
+  const SweepItem first = e.run_item(0, 0), second = e.run_item(0, 1);
+  const auto both = e.finish_point(0, {first, second});
+  const auto a = e.finish_point(0, {first});
+  const auto b = e.finish_point(0, {second});
+  // value columns: allowed, jobs, be_avg, be_max, smlp_avg, smlp_max, bound, be_tp, smlp_tp,
+  // be_rt_tp, smlp_rt_tp, violations
+  for (std::size_t c : {7u, 8u, 9u, 10u})
+    EXPECT_NEAR(std::stod(both[c]), (std::stod(a[c]) + std::stod(b[c])) / 2, 0.0011) << "column " << c;
+  for (std::size_t avg : {2u, 4u}) {
+    EXPECT_NE(a[avg], b[avg]);  // the trials differ
+    EXPECT_NEAR(std::stod(both[avg]), (std::stod(a[avg]) + std::stod(b[avg])) / 2, 0.0011);  // same jobs each
+  }
+  const double samples = std::ldexp(1.0, 22), n = 7;
+  for (std::size_t c : {9u, 10u}) {
+    const double pooled = n * samples / std::stod(both[c == 9 ? 2 : 4]);  // samples/us = Msps
+    // BE's trials differ by several per cent here (8.5 Msps apart), SMLP's barely (0.01).
+    EXPECT_GT(std::stod(both[c]) - pooled, c == 9 ? 1.0 : -0.001) << "column " << c << ": " << both[c] << " vs " << pooled;
+  }
+}
+
 // The calibrated preset reproduces the two rows its cuFFT constants were fitted to (Example 1:
 // L(1) = 9101 µs, L(4) = 2501 µs; cufft_model.hpp "Fit") and predicts the rest of Table I's RTX
 // 3060 Ti row: 14 of 15 sizes as the seed; 2^20 gets {1,2} (seed {1,2,3}), a held-out miss that
