@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/bench/results.hpp"
 #include "gpurt/core/error.hpp"
@@ -51,6 +52,20 @@ CLI::Option* add_model_option(CLI::App* cmd, std::string& model) {
       "ideal (every block runs its isolated time)");
 }
 
+CLI::Option* add_config_seed_option(CLI::App* cmd, std::string& seed) {
+  // Text, so that a sweep's settings file records a left-out seed as "" (the config's), apart
+  // from an explicit --seed 1.
+  return cmd
+      ->add_option("--seed", seed,
+                   "Seed of the performance model's random draws (default: the config's "
+                   "\"gpurt_sim\": {\"seed\": N}, else 1; same seed, same bytes)")
+      ->check(seed_value());
+}
+
+void apply_config_seed_option(Scenario& scenario, const std::string& seed) {
+  if (!seed.empty()) scenario.sim.seed = std::stoull(seed);  // seed_value() checked it
+}
+
 void apply_model_option(Platform& platform, const std::string& model) {
   if (model == "ideal") {
     platform.model = PerfParams{};
@@ -68,6 +83,7 @@ namespace {
 struct SimulateArgs {
   std::string config, platform, out, svg, perfetto, model = "calibrated";
   std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
+  std::string seed;  ///< --seed as given; "" (left out): the config's
   bool json = false;
 };
 
@@ -81,7 +97,8 @@ void run_simulate(const SimulateArgs& a) {
   if (!a.perfetto.empty()) check_file_outside_dir(a.perfetto, "--perfetto", a.out, "--out");
   Platform platform = platform_arg(a.platform);
   apply_model_option(platform, a.model);
-  const Scenario scenario = load_scenario(a.config, platform);
+  Scenario scenario = load_scenario(a.config, platform);
+  apply_config_seed_option(scenario, a.seed);
   check_run_outputs(scenario, a.out, {{"--svg", a.svg}, {"--perfetto", a.perfetto}}, {a.config, a.platform});
   const SimResult result = simulate(scenario, platform);
   // Only now, with every input checked and the run complete, is anything written.
@@ -133,6 +150,7 @@ void add_simulate(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   add_model_option(cmd, args->model);
+  add_config_seed_option(cmd, args->seed);
   cmd->callback([args] { run_simulate(*args); });
 }
 

@@ -22,6 +22,7 @@ namespace {
 struct SweepCuArgs {
   std::string config, instance, sizes, layouts = "se-packed,se-distributed";
   std::string platform = "radeon-vii", model = "calibrated";
+  std::string seed;  ///< --seed as given; "" (left out): the config's
   SweepRunArgs run;
 };
 
@@ -50,7 +51,9 @@ void run_sweep_cu(const SweepCuArgs& a) {
   const std::vector<AmdCuLayout> layouts = parse_layouts(a.layouts);
   const std::vector<int> sizes = parse_int_list(a.sizes.empty() ? fmt::format("1-{}", platform.sms) : a.sizes,
                                                 1, platform.sms, "--sizes");
-  auto base = std::make_shared<const Scenario>(load_scenario(a.config, platform));
+  Scenario loaded = load_scenario(a.config, platform);
+  apply_config_seed_option(loaded, a.seed);
+  auto base = std::make_shared<const Scenario>(std::move(loaded));
   if (base->instances.empty()) throw InputError(a.config, "benchmarks", "[]", "the config has no instance");
   std::size_t target = 0;
   if (!a.instance.empty()) {
@@ -135,6 +138,7 @@ void add_sweep_cu(CLI::App& app) {
   cmd->add_option("--layouts", a->layouts, "se-packed and/or se-distributed (default both)");
   cmd->add_option("--platform", a->platform, "AMD platform preset or file (default radeon-vii)");
   add_model_option(cmd, a->model);
+  add_config_seed_option(cmd, a->seed);
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep_cu(*a); });
 }

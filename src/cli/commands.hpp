@@ -34,6 +34,11 @@ Platform load_platform_arg(const std::string& arg);
 Platform platform_arg(const std::string& arg, const std::string& option = "--platform");
 /// `--model ideal|calibrated` (cmd_simulate.cpp): which performance model the simulator uses.
 CLI::Option* add_model_option(CLI::App* cmd, std::string& model);
+/// `--seed` (cmd_simulate.cpp) of a command that simulates an examiner config: the performance
+/// model's random draws, in place of the config's "gpurt_sim": {"seed": N}.
+CLI::Option* add_config_seed_option(CLI::App* cmd, std::string& seed);
+/// The config's seed replaced by `seed` unless it is "" (left out).
+void apply_config_seed_option(Scenario& scenario, const std::string& seed);
 /// Applies a --model value: "ideal" clears the platform's model; "calibrated" keeps it.
 /// Throws InputError for other values.
 void apply_model_option(Platform& platform, const std::string& model);

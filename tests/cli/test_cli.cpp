@@ -1141,3 +1141,50 @@ TEST_F(Cli, OutputsWhereNoFileCanBeCreatedAndEmptyColumnNamesAreRefusedFirst) {
   EXPECT_EQ(cli("chart " + csv + " --x x --y a,b --out " + path("c.svg")).code, 0);
   EXPECT_EQ(cli("chart " + csv + " --x x --y a --y b --out " + path("c.svg")).code, 0);
 }
+
+// `--seed` on `simulate` and `sweep cu-masks` replaces the config's "gpurt_sim": {"seed": N}: the
+// radeon-vii preset draws one launch factor per kernel (kernel_jitter), so isolated MM1024's times
+// depend on the seed. --seed 1 is the default (no seed in the config), --seed 2 gives other times,
+// and a config that says seed 2 gives the same bytes as --seed 2 on the config without one, and
+// --seed 2 beats the config's seed 7. A bad seed exits 2, nothing written.
+TEST_F(Cli, SeedOptionReplacesTheConfigsSeed) {
+  const std::string config = GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json";
+  const std::string seeded = write_edited("seeded.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 2,");
+  const std::string seven = write_edited("seven.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 7,");
+  const auto run = [&](const std::string& file, const std::string& extra, const std::string& out) {
+    const Outcome r = cli("simulate " + file + " --platform radeon-vii --out " + path(out) + extra);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return read(out + "/MM1024.json");
+  };
+  const std::string none = run(config, "", "none"), one = run(config, " --seed 1", "one");
+  const std::string two = run(config, " --seed 2", "two"), in_config = run(seeded, "", "config");
+  const std::string over = run(seven, " --seed 2", "over");
+  EXPECT_EQ(one, none);
+  EXPECT_NE(two, none);
+  EXPECT_EQ(in_config, two);
+  EXPECT_EQ(over, two);
+  const auto sweep = [&](const std::string& extra, const std::string& out) {
+    const Outcome r = cli("sweep cu-masks " + config + " --sizes 30 --layouts se-packed --quiet" + extra +
+                          " --out " + path(out));
+    EXPECT_EQ(r.code, 0) << r.err;
+    return read(out);
+  };
+  EXPECT_EQ(sweep(" --seed 1", "a.csv"), sweep("", "b.csv"));
+  EXPECT_NE(sweep(" --seed 2", "c.csv"), sweep("", "d.csv"));
+  // A sweep's settings record a left-out seed as the config's, not as 1: resuming the rows of the
+  // seed-7 config with --seed 1 is refused.
+  const std::string cut = "sweep cu-masks " + seven + " --sizes 30,31 --layouts se-packed --quiet --out " + path("e.csv");
+  ASSERT_EQ(cli(cut).code, 0);
+  const std::string rows = read("e.csv");
+  std::ofstream(path("e.csv")) << rows.substr(0, rows.rfind('\n', rows.size() - 2) + 1);  // the last row cut
+  const Outcome resumed = cli(cut + " --seed 1");
+  EXPECT_EQ(resumed.code, 2) << resumed.err;
+  EXPECT_NE(resumed.err.find("settings.--seed = \"\": this run has 1"), std::string::npos) << resumed.err;
+  for (const std::string& cmd : {"simulate " + config + " --platform radeon-vii --out " + path("bad"),
+                                "sweep cu-masks " + config + " --out " + path("bad.csv")}) {
+    const Outcome bad = cli(cmd + " --seed -1");
+    EXPECT_EQ(bad.code, 2) << cmd << ": " << bad.err;
+    EXPECT_NE(bad.err.find("--seed"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(path("bad")) || fs::exists(path("bad.csv"))) << cmd;
+  }
+}
