@@ -175,7 +175,8 @@ Json sweep_settings(const SweepRunArgs& a) {
     std::error_code ec;
     // A platform preset's id is no file, even where a file of that name lies in the folder.
     if (path.empty() || find_platform_preset(path) != nullptr) continue;
-    inputs[json_text(path)] = std::filesystem::is_regular_file(path, ec)
+    // "-" is standard input (read_text_file), which the run has read: a second read gets nothing.
+    inputs[json_text(path)] = path != "-" && std::filesystem::is_regular_file(path, ec)
                                   ? content_digest(read_text_file(path))
                                   : std::string(kUndigested);
   }

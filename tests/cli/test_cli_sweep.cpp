@@ -206,6 +206,13 @@ TEST_F(SweepCli, RowsFromAPipeAreNeverResumed) {
   EXPECT_NE(again.err.find(path("p.csv.settings.json") + ": inputs." + fifo), std::string::npos) << again.err;
   EXPECT_NE(again.err.find("cannot be compared"), std::string::npos) << again.err;
   EXPECT_EQ(read("p.csv"), csv);
+  // Standard input ("-") alike, even beside a regular file named "-" (which the run does not read).
+  write("-", "junk");
+  const std::string in_dir = "cd " + path("") + " && " + GPURT_CLI + " sweep cu-masks - --sizes 15 --quiet --out s.csv < " +
+                             GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json";
+  ASSERT_EQ(std::system((in_dir + " 2>/dev/null").c_str()), 0);
+  EXPECT_NE(read("s.csv.settings.json").find("\"-\": \"not a regular file: cannot be checked\""), std::string::npos)
+      << read("s.csv.settings.json");
 }
 
 // Shards of one sweep ran one command line: merge refuses shards whose settings differ, or a shard
