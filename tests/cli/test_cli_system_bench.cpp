@@ -101,6 +101,26 @@ TEST_F(SystemBench, BadInput) {
   const Outcome r = cli("report " + file + " --measured " + path("z"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("names no task"), std::string::npos) << r.err;
+  // Two result files of one task (a copy of a's left in a sub-folder, which is read too): which
+  // is this run's cannot be told, so the report refuses rather than take the last one.
+  ASSERT_EQ(cli("bench " + file + " --backend sim --horizon 5000 --out " + path("twice")).code, 0);
+  std::filesystem::create_directories(path("twice/old"));
+  std::filesystem::copy_file(path("twice/a.json"), path("twice/old/a.json"));
+  const Outcome twice = cli("report " + file + " --horizon 5000 --policies be --measured " + path("twice"));
+  EXPECT_EQ(twice.code, 2) << twice.err;
+  EXPECT_NE(twice.err.find("label = a: two result files name this task: " + path("twice/a.json") + " and " +
+                           path("twice/old/a.json")),
+            std::string::npos)
+      << twice.err;
+  // Moved into the sub-folder, the copy is the only one: found there, the report runs.
+  std::filesystem::remove(path("twice/a.json"));
+  const Outcome moved = cli("report " + file + " --horizon 5000 --policies be --measured " + path("twice"));
+  EXPECT_EQ(moved.code, 0) << moved.err;
+  // A link loop named *.json cannot be looked at: exit 2 naming it, not a filesystem error.
+  std::filesystem::create_symlink("loop.json", path("twice/loop.json"));
+  const Outcome loop = cli("report " + file + " --horizon 5000 --policies be --measured " + path("twice"));
+  EXPECT_EQ(loop.code, 2) << loop.err;
+  EXPECT_EQ(loop.err.rfind("gpurt: error: " + path("twice/loop.json") + ": cannot be read: ", 0), 0u) << loop.err;
 }
 
 }  // namespace

@@ -391,6 +391,19 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
   const CalibrationResult r = calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), o);
   EXPECT_EQ(r.params.lone_kernel_blocks, 1000);
   EXPECT_EQ(r.residuals.size(), 5u + 3);
+  // Other parameters need other configs: on the lone one alone they would keep their start
+  // values, so they are refused rather than reported as fitted.
+  CalibrateOptions more = o;
+  more.fit = {"lone_kernel_blocks", "wave_release", "kernel_jitter"};
+  try {
+    calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), more);
+    ADD_FAILURE() << "wave_release and kernel_jitter were reported fitted on the lone config alone";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("fit = wave_release,kernel_jitter: every calibration config runs one "
+                                         "kernel alone"),
+              std::string::npos)
+        << e.what();
+  }
   // A lone measurement without block times: the instance's usual error, naming the file.
   auto empty = amd_measured_under(hidden, 3, {"lone"});
   for (InstanceTrace& inst : empty.front().measured.instances)

@@ -133,8 +133,10 @@ void set_walk_latency(Scenario& scenario, double walk_ns) {
     if (walks(inst))
       for (HostAction& a : inst.actions)
         if (a.kind == HostAction::Kind::kernel)  // reads <= 2^40, walk_ns <= 10^4: no overflow
-          a.kernel.block_time =
-              Nanos{std::max<std::int64_t>(1, std::llround(static_cast<double>(inst.walk_reads) * walk_ns))};
+          // At most gpurt's bound on every time, as the config loader allows (2^40 reads at the
+          // interval's top would make a block of 127 days).
+          a.kernel.block_time = Nanos{std::clamp<std::int64_t>(
+              std::llround(static_cast<double>(inst.walk_reads) * walk_ns), 1, kMaxScenarioTime.count())};
 }
 
 bool memory_bound(const CalibrationCase& c) {
@@ -653,8 +655,15 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
   std::vector<CalibrationCase> search;
   for (const CalibrationCase& c : cases)
     if (!lone_config(base, c)) search.push_back(c);
+  if (!rest.fit.empty() && search.empty()) {
+    std::string names;
+    for (const std::string& name : rest.fit) names += (names.empty() ? "" : ",") + name;
+    throw InputError("calibrate", "fit", names,
+                     "every calibration config runs one kernel alone (a lone config, which only "
+                     "lone_kernel_blocks is measured on): add configs to fit these on");
+  }
   CalibrationResult r1;
-  if (!rest.fit.empty() && !search.empty()) {
+  if (!rest.fit.empty()) {
     r1 = calibrate_staged(b, search, rest, spans);
     b.model = r1.params;
   }

@@ -23,7 +23,13 @@ ReportMeasured measured_figures(const System& system, const Trace& trace, const 
   for (const SystemTask& task : system.tasks) {
     const InstanceTrace* found = nullptr;
     for (const InstanceTrace& inst : trace.instances) {
-      if (inst.label == task.name) found = &inst;
+      if (inst.label != task.name) continue;
+      // Two result files of one task (a copy left in the folder, another run's): which is this
+      // run's cannot be told, so neither is taken.
+      if (found != nullptr)
+        throw InputError(source, "label", task.name,
+                         fmt::format("two result files name this task: {} and {}", found->log_name, inst.log_name));
+      found = &inst;
     }
     if (found == nullptr) throw InputError(source, "label", task.name, "no result file of this task");
     const std::optional<Nanos> period = task.period ? task.period : task.deadline;
