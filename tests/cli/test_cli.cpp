@@ -973,6 +973,24 @@ TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("has a file name of 241 bytes; at most 240"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("res")));
+  // Sub-folders: the whole path at most 4095 bytes (17 folders of 250), and a folder on the way
+  // that is a file is refused too, both before the run and with nothing created.
+  std::string deep;
+  for (int i = 0; i < 17; ++i) deep += std::string(250, 'd') + "/";
+  const std::string far = write_edited("deep.json", GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json",
+                                       "cutahead_1.json", deep + "a.json");
+  const Outcome d = cli("simulate " + far + " --platform jetson-tx2 --out " + path("res"));
+  EXPECT_EQ(d.code, 2) << d.err;
+  EXPECT_NE(d.err.find("bytes long; a path is at most 4095"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(path("res")));
+  fs::create_directories(path("res"));
+  write("res/x", "a file");
+  const std::string in_file = write_edited("x.json", GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json",
+                                           "cutahead_1.json", "x/a.json");
+  const Outcome f = cli("simulate " + in_file + " --platform jetson-tx2 --out " + path("res"));
+  EXPECT_EQ(f.code, 2) << f.err;
+  EXPECT_NE(f.err.find(path("res/x") + " is not a folder to put it in"), std::string::npos) << f.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("res")), fs::directory_iterator()), 1);
 }
 
 TEST_F(Cli, PlatformThatIsMissingOrAFolderIsNamed) {

@@ -38,6 +38,17 @@ void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
     check_output_file_name(path, option);  // the folder may not exist yet
     if (fs::exists(status) && !fs::is_regular_file(status))
       throw InputError("command line", option, path, "exists and is not a regular file");
+    // The folders it goes in, where they exist, must be folders (a log_name "x/a.json" where x
+    // is a file would fail only when the results are written, after the run).
+    for (fs::path up = fs::path(path).parent_path(); !up.empty(); up = up.parent_path()) {
+      const fs::file_status s = fs::status(up, ec);
+      if (fs::exists(s)) {
+        if (!fs::is_directory(s))
+          throw InputError("command line", option, path, up.string() + " is not a folder to put it in");
+        break;
+      }
+      if (up == up.parent_path()) break;
+    }
     outputs.emplace_back(option, path);
   }
   outputs.insert(outputs.end(), others.begin(), others.end());

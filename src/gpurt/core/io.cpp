@@ -186,6 +186,15 @@ void check_output_file_name(const std::string& path, const std::string& option) 
         fmt::format("has a file name of {} bytes; at most {} (the temporary file written beside it "
                     "needs the rest of the system's 255)",
                     name, kMaxOutputFileName));
+  // Every folder on the way is a name too (at most 255 bytes), and the whole path at most 4095:
+  // refused before anything is written (a result file's log_name may name sub-folders).
+  for (const fs::path& part : fs::path(path).parent_path())
+    if (part.string().size() > 255)
+      throw InputError("command line", option, path,
+                       fmt::format("has a folder name of {} bytes; at most 255", part.string().size()));
+  if (path.size() > 4095)
+    throw InputError("command line", option, path,
+                     fmt::format("is {} bytes long; a path is at most 4095", path.size()));
 }
 
 void check_output_file(const std::string& given, const std::string& option) {
