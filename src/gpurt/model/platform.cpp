@@ -25,8 +25,8 @@ void read_fields(const JsonNode& node, Platform& p, bool all_required) {
   auto field = [&](std::string_view key) -> std::optional<JsonNode> {
     return all_required ? std::optional<JsonNode>(node.at(key)) : node.find(key);
   };
-  if (auto v = node.find("id")) p.id = v->as_string();
-  if (auto v = node.find("name")) p.name = v->as_string();
+  if (auto v = node.find("id")) p.id = v->as_name();
+  if (auto v = node.find("name")) p.name = v->as_label();
   if (auto v = field("vendor")) {
     const std::string s = v->as_string();
     if (s == "nvidia")
