@@ -12,6 +12,7 @@
 #include "gpurt/bench/results.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/sweep.hpp"
+#include "gpurt/exp/sweep_csv.hpp"
 #include "gpurt/model/amd_cu_layout.hpp"
 #include "gpurt/sim/simulate.hpp"
 #include "sweep_common.hpp"
@@ -86,6 +87,13 @@ void run_sweep_cu(const SweepCuArgs& a) {
     // The label is the sweep's `instance` key column.
     throw InputError(a.config, fmt::format("benchmarks[{}].label", target), label,
                      "is a column of the sweep's CSV here, so it must not hold a comma, quote or newline");
+  }
+  if (holds_non_finite_number(label)) {
+    // A word such as nan or inf in a CSV cell reads as a number no sweep writes: merge and
+    // resume would refuse the CSV this run writes.
+    throw InputError(a.config, fmt::format("benchmarks[{}].label", target), label,
+                     "is a column of the sweep's CSV here, so no word of it may read as a number that is "
+                     "not finite (nan, inf)");
   }
   for (int n : sizes) {
     e.keys.push_back({"simulated", label, std::to_string(n)});

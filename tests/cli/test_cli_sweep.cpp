@@ -559,6 +559,14 @@ TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
   EXPECT_NE(labelled.err.find("comma.json: benchmarks[0].label = MM1024,x: is a column"), std::string::npos)
       << labelled.err;
   EXPECT_FALSE(fs::exists(path("bad.csv")));
+  // Nor a word that reads as a number no sweep writes (merge would refuse the CSV).
+  const std::string nan = write_edited("nan.json", GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json",
+                                       "\"label\": \"MM1024\"", "\"label\": \"the nan case\"");
+  const Outcome nan_label = cli("sweep cu-masks " + nan + " --sizes 15 --out " + path("bad.csv"));
+  EXPECT_EQ(nan_label.code, 2) << nan_label.err;
+  EXPECT_NE(nan_label.err.find("nan.json: benchmarks[0].label = the nan case: is a column"), std::string::npos)
+      << nan_label.err;
+  EXPECT_FALSE(fs::exists(path("bad.csv")));
   // --instance names one instance: a label two instances share is refused, not resolved to one.
   const std::string twice =
       write_edited("twice.json", GPURT_SOURCE_DIR "/examples/amd/mm1024_vs_mm1024_full.json",
