@@ -18,7 +18,8 @@ namespace {
 struct SystemArgs {
   std::string file, policy = "smlp", model = "calibrated";
   double horizon = 0, jitter = 0;
-  int k = 0;  // 0: not given (kx: 2)
+  int k = 0;
+  const CLI::Option* k_option = nullptr;  ///< given or not (kx: 2 when not)
   bool kx_shared = false, job_lock = false, offsets = false, json = false;
   std::uint64_t seed = 1;
   std::int64_t max_jobs = 10'000'000;  // jobs released in all, without --max-jobs
@@ -64,11 +65,13 @@ void run_simulate_system(const SystemArgs& a) {
                                  releases, a.max_jobs));
   }
   if (!(a.jitter >= 0)) throw InputError("--jitter", "", fmt::format("{}", a.jitter), "must be >= 0");
-  if (o.policy != Arbitration::k_exclusion && a.k != 0)
-    throw InputError("--k", "", std::to_string(a.k), "applies only to --policy kx");
-  const int k = a.k != 0 ? a.k : std::min(2, system.platform.units());
+  const bool k_given = a.k_option != nullptr && a.k_option->count() > 0;
+  if (o.policy != Arbitration::k_exclusion && k_given)
+    throw InputError("command line", "--k", std::to_string(a.k), "applies only to --policy kx");
+  const int k = k_given ? a.k : std::min(2, system.platform.units());
   if (k < 1 || k > system.platform.units())
-    throw InputError("--k", "", std::to_string(k), fmt::format("must be 1..{}", system.platform.units()));
+    throw InputError("command line", "--k", std::to_string(k),
+                     fmt::format("must be 1..{} (the platform's units)", system.platform.units()));
   o.k = k;
   o.kx_partitioned = !a.kx_shared;
   o.job_level_lock = a.job_lock;
@@ -218,7 +221,8 @@ void add_simulate_system(CLI::App& app) {
   cmd->add_option("--horizon", args->horizon, "Release jobs until this time (file's time unit)")
       ->required()
       ->check(finite_positive());
-  cmd->add_option("--k", args->k, "k-exclusion slots, --policy kx only (default 2, or 1 on a one-unit GPU)");
+  args->k_option =
+      cmd->add_option("--k", args->k, "k-exclusion slots, --policy kx only (default 2, or 1 on a one-unit GPU)");
   cmd->add_flag("--kx-shared", args->kx_shared, "k-exclusion without partitions (holders share the GPU)");
   cmd->add_flag("--job-lock", args->job_lock, "Hold the lock for whole jobs, CPU segments included");
   cmd->add_option("--jitter", args->jitter,

@@ -121,7 +121,14 @@ TEST_F(Cli, SmlpInputsTheAnalysisOrSimulatorCannotTakeAreBadInput) {
     EXPECT_EQ(cli("simulate-system " + one + " --horizon 300 --policy " + policy).code, 0) << policy;
   const Outcome k = cli("simulate-system " + one + " --horizon 300 --policy smlp --k 1");
   EXPECT_EQ(k.code, 2) << k.err;
-  EXPECT_NE(k.err.find("--k: applies only to --policy kx"), std::string::npos) << k.err;
+  EXPECT_NE(k.err.find("command line: --k = 1: applies only to --policy kx"), std::string::npos) << k.err;
+  // --k 0 is given, not left out: refused with its value (it once ran as the default 2), with
+  // kx and with any other policy.
+  for (const char* args : {" --policy kx --k 0", " --policy smlp --k 0", " --policy kx --k -1"}) {
+    const Outcome zero = cli("simulate-system " + one + " --horizon 300" + args);
+    EXPECT_EQ(zero.code, 2) << args << ": " << zero.err;
+    EXPECT_NE(zero.err.find("command line: --k = "), std::string::npos) << args << ": " << zero.err;
+  }
   std::string tasks;
   for (int i = 0; i < 20; ++i)
     tasks += fmt::format(R"({}{{"name": "t{}", "wcet_by_units": [999999999999999]}})", i == 0 ? "" : ",", i);
