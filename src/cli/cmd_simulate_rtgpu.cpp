@@ -156,6 +156,9 @@ void run_generated(const SimRtgpuArgs& a) {
   const RtgpuSimCheckResult r = run_rtgpu_simcheck(o);
   if (!a.csv.empty()) write_file_atomically(a.csv, to_csv(r));
   const auto [lo, median, hi] = tightness_summary(r);
+  // No schedulable set, no task checked: no ratio to summarise (not zeros, which read as bounds
+  // infinitely loose).
+  const bool none = r.tasks.empty();
   if (a.json) {
     Json violations = Json::array();
     for (const RtgpuSimCheckViolation& v : r.violations) {
@@ -170,7 +173,7 @@ void run_generated(const SimRtgpuArgs& a) {
                             {"generated", r.generated},
                             {"schedulable", r.schedulable},
                             {"tasks", r.tasks.size()},
-                            {"tightness", {{"min", lo}, {"median", median}, {"max", hi}}},
+                            {"tightness", none ? Json(nullptr) : Json{{"min", lo}, {"median", median}, {"max", hi}}},
                             {"late_kernels", r.late_kernels},
                             {"late_copies", r.late_copies},
                             {"violations", std::move(violations)}}
@@ -180,9 +183,12 @@ void run_generated(const SimRtgpuArgs& a) {
         "simulated check: {} generated RTGPU systems (seed {}), {} schedulable, {} tasks, {} jobs per task "
         "per run\n"
         "runs per system: worst-sync, worst-offsets, random-sporadic\n"
-        "observed max / bound: min {:.4f}, median {:.4f}, max {:.4f}\n"
+        "observed max / bound: {}\n"
         "violations (observed > bound or < lower bound): {}\n",
-        r.generated, a.seed, r.schedulable, r.tasks.size(), a.jobs, lo, median, hi, r.violations.size());
+        r.generated, a.seed, r.schedulable, r.tasks.size(), a.jobs,
+        none ? std::string("none (no schedulable set, so no task to check)")
+             : fmt::format("min {:.4f}, median {:.4f}, max {:.4f}", lo, median, hi),
+        r.violations.size());
     for (const RtgpuSimCheckViolation& v : r.violations) {
       out +=
           fmt::format("  set {} task {} run {}: observed {} ms, bound {} ms\n    {}\n", v.set, v.task, v.run,
