@@ -258,9 +258,10 @@ void check_same_sweep_settings(const Json& recorded, const std::string& recorded
       if (unknowable)
         throw InputError(
             recorded_file, fmt::format("{}.{}", section, printable(key)), was,
-            fmt::format("a file that is not a regular file (a pipe) cannot be compared: whether {} "
-                        "read what the rows came from is unknown; {}",
-                        now_is, fix));
+            fmt::format("a file that is not a regular file (a pipe, standard input) cannot be compared: "
+                        "whether {} read what the rows came from is unknown, so rows made from one are never "
+                        "resumed or merged; give it as a regular file and run again",
+                        now_is));
       const bool changed = files && new_values.contains(key) && old_values.contains(key);
       throw InputError(recorded_file, fmt::format("{}.{}", section, printable(key)), was,
                        fmt::format("{} has {}{}; {}", now_is, is, changed ? " (the file changed)" : "", fix));

@@ -197,14 +197,25 @@ TEST(Json, ANameHoldsNoControlCharacters) {
   }
 }
 
-// gpurt::printable escapes exactly the characters as_name refuses (C0 but newline and tab, DEL,
-// C1, bidirectional controls) and leaves other UTF-8 alone.
+// gpurt::printable escapes the characters as_name refuses (C0 but newline and tab, DEL, C1,
+// bidirectional controls) and bytes that are no UTF-8, and leaves other UTF-8 alone.
 TEST(Json, PrintableEscapesControlCharactersAndKeepsNewlinesAndText) {
   EXPECT_EQ(printable("a\x1b[2Jb"), "a\\x1b[2Jb");
   EXPECT_EQ(printable("line 1\nline\t2\x7f"), "line 1\nline\t2\\x7f");
   EXPECT_EQ(printable("x\u0085y\u202Ez\u2066"), "x\\xc2\\x85y\\xe2\\x80\\xaez\\xe2\\x81\\xa6");
   EXPECT_EQ(printable("\u00b5s caf\u00e9 \u2013 \u4e2d"), "\u00b5s caf\u00e9 \u2013 \u4e2d");
-  EXPECT_EQ(printable("\xc2"), "\xc2");  // a lone lead byte is not a C1 control
+  // A byte that starts no UTF-8 character is escaped too (no C1 control, but no character
+  // either): a lone lead byte, Latin-1, a stray continuation, an overlong form, a surrogate,
+  // beyond U+10FFFF. Valid 4-byte characters stay.
+  EXPECT_EQ(printable("\xc2"), "\\xc2");
+  EXPECT_EQ(printable("caf\xe9!"), "caf\\xe9!");
+  EXPECT_EQ(printable("a\x80" "b"), "a\\x80b");
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+  EXPECT_EQ(printable("\xff\"x"), "\\xff\"x");
+  EXPECT_EQ(printable("\U0001F600 \u4e2d"), "\U0001F600 \u4e2d");
+  EXPECT_EQ(utf8_character_at("\U0001F600", 0), 4U);
   EXPECT_EQ(control_character_at("ab\u202D", 2), 3U);
   EXPECT_EQ(control_character_at("ab", 2), 0U);
 }

@@ -57,14 +57,42 @@ std::size_t control_character_at(std::string_view text, std::size_t i) {
   return bidi ? 3 : 0;
 }
 
+std::size_t utf8_character_at(std::string_view text, std::size_t i) {
+  const auto at = [&](std::size_t k) {
+    return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : static_cast<unsigned char>(0);
+  };
+  const auto cont = [&](std::size_t k, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return at(k) >= lo && at(k) <= hi;
+  };
+  if (i >= text.size()) return 0;
+  const unsigned char c = at(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;  // no surrogates
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = control_character_at(text, i);
     if (n == 0 || text[i] == '\n' || text[i] == '\t') {
-      out += text[i];
-      ++i;
+      // A byte that starts no UTF-8 character (a Latin-1 file's, a cut sequence) is escaped as
+      // a control character is: a terminal would show it as garbage or take it as a command.
+      const std::size_t len = utf8_character_at(text, i);
+      if (len == 0) {
+        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+        ++i;
+      } else {
+        out.append(text.substr(i, len));
+        i += len;
+      }
       continue;
     }
     for (std::size_t k = 0; k < n; ++k, ++i)

@@ -38,10 +38,14 @@ class InputError : public Error {
 /// isolates (U+200E/F, U+202A..U+202E, U+2066..U+2069, 3 bytes); 0 when none starts there.
 std::size_t control_character_at(std::string_view text, std::size_t i);
 
+/// The length of the UTF-8 character that starts at byte `i` (1..4; overlong forms and
+/// surrogates are not characters); 0 when the bytes there start none.
+std::size_t utf8_character_at(std::string_view text, std::size_t i);
+
 /// `text` with the bytes of every control character (control_character_at) except newline and
-/// tab written as \xNN: a message that quotes a hostile file name or value cannot move the
-/// terminal's cursor, clear its screen or reorder what it shows. The CLI prints every error
-/// through it.
+/// tab, and every byte that starts no UTF-8 character, written as \xNN: a message that quotes a
+/// hostile file name or value cannot move the terminal's cursor, clear its screen or reorder
+/// what it shows, and stays valid UTF-8. The CLI prints every error through it.
 std::string printable(std::string_view text);
 
 }  // namespace gpurt
