@@ -169,15 +169,16 @@ void run_generated(const SimRtgpuArgs& a) {
                                 {"bound_ms", from_nanos(v.bound, TimeUnit::ms)},
                                 {"system", parse_json(v.system, "system")}});
     }
-    fmt::print("{}\n", Json{{"simulated", true},
-                            {"generated", r.generated},
-                            {"schedulable", r.schedulable},
-                            {"tasks", r.tasks.size()},
-                            {"tightness", none ? Json(nullptr) : Json{{"min", lo}, {"median", median}, {"max", hi}}},
-                            {"late_kernels", r.late_kernels},
-                            {"late_copies", r.late_copies},
-                            {"violations", std::move(violations)}}
-                           .dump(2));
+    fmt::print("{}\n",
+               Json{{"simulated", true},
+                    {"generated", r.generated},
+                    {"schedulable", r.schedulable},
+                    {"tasks", r.tasks.size()},
+                    {"tightness", none ? Json(nullptr) : Json{{"min", lo}, {"median", median}, {"max", hi}}},
+                    {"late_kernels", r.late_kernels},
+                    {"late_copies", r.late_copies},
+                    {"violations", std::move(violations)}}
+                   .dump(2));
   } else {
     std::string out = fmt::format(
         "simulated check: {} generated RTGPU systems (seed {}), {} schedulable, {} tasks, {} jobs per task "

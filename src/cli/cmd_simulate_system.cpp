@@ -221,8 +221,8 @@ void add_simulate_system(CLI::App& app) {
   cmd->add_option("--horizon", args->horizon, "Release jobs until this time (file's time unit)")
       ->required()
       ->check(finite_positive());
-  args->k_option =
-      cmd->add_option("--k", args->k, "k-exclusion slots, --policy kx only (default 2, or 1 on a one-unit GPU)");
+  args->k_option = cmd->add_option("--k", args->k,
+                                   "k-exclusion slots, --policy kx only (default 2, or 1 on a one-unit GPU)");
   cmd->add_flag("--kx-shared", args->kx_shared, "k-exclusion without partitions (holders share the GPU)");
   cmd->add_flag("--job-lock", args->job_lock, "Hold the lock for whole jobs, CPU segments included");
   cmd->add_option("--jitter", args->jitter,

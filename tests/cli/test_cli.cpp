@@ -992,8 +992,8 @@ TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
   EXPECT_FALSE(fs::exists(path("res")));
   fs::create_directories(path("res"));
   write("res/x", "a file");
-  const std::string in_file = write_edited("x.json", GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json",
-                                           "cutahead_1.json", "x/a.json");
+  const std::string in_file =
+      write_edited("x.json", GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json", "cutahead_1.json", "x/a.json");
   const Outcome f = cli("simulate " + in_file + " --platform jetson-tx2 --out " + path("res"));
   EXPECT_EQ(f.code, 2) << f.err;
   EXPECT_NE(f.err.find(path("res/x") + " is not a folder to put it in"), std::string::npos) << f.err;
@@ -1174,8 +1174,10 @@ TEST_F(Cli, OutputsWhereNoFileCanBeCreatedAndEmptyColumnNamesAreRefusedFirst) {
 // --seed 2 beats the config's seed 7. A bad seed exits 2, nothing written.
 TEST_F(Cli, SeedOptionReplacesTheConfigsSeed) {
   const std::string config = GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json";
-  const std::string seeded = write_edited("seeded.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 2,");
-  const std::string seven = write_edited("seven.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 7,");
+  const std::string seeded =
+      write_edited("seeded.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 2,");
+  const std::string seven =
+      write_edited("seven.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 7,");
   const auto run = [&](const std::string& file, const std::string& extra, const std::string& out) {
     const Outcome r = cli("simulate " + file + " --platform radeon-vii --out " + path(out) + extra);
     EXPECT_EQ(r.code, 0) << r.err;
@@ -1198,7 +1200,8 @@ TEST_F(Cli, SeedOptionReplacesTheConfigsSeed) {
   EXPECT_NE(sweep(" --seed 2", "c.csv"), sweep("", "d.csv"));
   // A sweep's settings record a left-out seed as the config's, not as 1: resuming the rows of the
   // seed-7 config with --seed 1 is refused.
-  const std::string cut = "sweep cu-masks " + seven + " --sizes 30,31 --layouts se-packed --quiet --out " + path("e.csv");
+  const std::string cut =
+      "sweep cu-masks " + seven + " --sizes 30,31 --layouts se-packed --quiet --out " + path("e.csv");
   ASSERT_EQ(cli(cut).code, 0);
   const std::string rows = read("e.csv");
   std::ofstream(path("e.csv")) << rows.substr(0, rows.rfind('\n', rows.size() - 2) + 1);  // the last row cut
@@ -1206,7 +1209,7 @@ TEST_F(Cli, SeedOptionReplacesTheConfigsSeed) {
   EXPECT_EQ(resumed.code, 2) << resumed.err;
   EXPECT_NE(resumed.err.find("settings.--seed = \"\": this run has 1"), std::string::npos) << resumed.err;
   for (const std::string& cmd : {"simulate " + config + " --platform radeon-vii --out " + path("bad"),
-                                "sweep cu-masks " + config + " --out " + path("bad.csv")}) {
+                                 "sweep cu-masks " + config + " --out " + path("bad.csv")}) {
     const Outcome bad = cli(cmd + " --seed -1");
     EXPECT_EQ(bad.code, 2) << cmd << ": " << bad.err;
     EXPECT_NE(bad.err.find("--seed"), std::string::npos) << bad.err;

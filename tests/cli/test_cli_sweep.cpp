@@ -208,10 +208,12 @@ TEST_F(SweepCli, RowsFromAPipeAreNeverResumed) {
   EXPECT_EQ(read("p.csv"), csv);
   // Standard input ("-") alike, even beside a regular file named "-" (which the run does not read).
   write("-", "junk");
-  const std::string in_dir = "cd " + path("") + " && " + GPURT_CLI + " sweep cu-masks - --sizes 15 --quiet --out s.csv < " +
+  const std::string in_dir = "cd " + path("") + " && " + GPURT_CLI +
+                             " sweep cu-masks - --sizes 15 --quiet --out s.csv < " +
                              GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json";
   ASSERT_EQ(std::system((in_dir + " 2>/dev/null").c_str()), 0);
-  EXPECT_NE(read("s.csv.settings.json").find("\"-\": \"not a regular file: cannot be checked\""), std::string::npos)
+  EXPECT_NE(read("s.csv.settings.json").find("\"-\": \"not a regular file: cannot be checked\""),
+            std::string::npos)
       << read("s.csv.settings.json");
 }
 
@@ -564,7 +566,8 @@ TEST_F(SweepCli, CuMasksShowsTheSePackedJumpAt16Cus) {
                                        "\"label\": \"MM1024\"", "\"label\": \"the nan case\"");
   const Outcome nan_label = cli("sweep cu-masks " + nan + " --sizes 15 --out " + path("bad.csv"));
   EXPECT_EQ(nan_label.code, 2) << nan_label.err;
-  EXPECT_NE(nan_label.err.find("nan.json: benchmarks[0].label = the nan case: is a column"), std::string::npos)
+  EXPECT_NE(nan_label.err.find("nan.json: benchmarks[0].label = the nan case: is a column"),
+            std::string::npos)
       << nan_label.err;
   EXPECT_FALSE(fs::exists(path("bad.csv")));
   // --instance names one instance: a label two instances share is refused, not resolved to one.

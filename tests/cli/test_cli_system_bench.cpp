@@ -120,7 +120,8 @@ TEST_F(SystemBench, BadInput) {
   std::filesystem::create_symlink("loop.json", path("twice/loop.json"));
   const Outcome loop = cli("report " + file + " --horizon 5000 --policies be --measured " + path("twice"));
   EXPECT_EQ(loop.code, 2) << loop.err;
-  EXPECT_EQ(loop.err.rfind("gpurt: error: " + path("twice/loop.json") + ": cannot be read: ", 0), 0u) << loop.err;
+  EXPECT_EQ(loop.err.rfind("gpurt: error: " + path("twice/loop.json") + ": cannot be read: ", 0), 0u)
+      << loop.err;
 }
 
 }  // namespace

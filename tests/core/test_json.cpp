@@ -209,7 +209,9 @@ TEST(Json, PrintableEscapesControlCharactersAndKeepsNewlinesAndText) {
   // beyond U+10FFFF. Valid 4-byte characters stay.
   EXPECT_EQ(printable("\xc2"), "\\xc2");
   EXPECT_EQ(printable("caf\xe9!"), "caf\\xe9!");
-  EXPECT_EQ(printable("a\x80" "b"), "a\\x80b");
+  EXPECT_EQ(printable("a\x80"
+                      "b"),
+            "a\\x80b");
   EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");
   EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
   EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");

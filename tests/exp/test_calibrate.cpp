@@ -399,9 +399,10 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
     calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), more);
     ADD_FAILURE() << "wave_release and kernel_jitter were reported fitted on the lone config alone";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("fit = wave_release,kernel_jitter: every calibration config runs one "
-                                         "kernel alone"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("fit = wave_release,kernel_jitter: every calibration config runs one "
+                                   "kernel alone"),
+        std::string::npos)
         << e.what();
   }
   // A lone measurement without block times: the instance's usual error, naming the file.

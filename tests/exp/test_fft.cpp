@@ -256,7 +256,8 @@ TEST(FftSweepSim, ThroughputsAreAveragedOverTrials) {
   for (std::size_t c : {9u, 10u}) {
     const double pooled = n * samples / std::stod(both[c == 9 ? 2 : 4]);  // samples/us = Msps
     // BE's trials differ by several per cent here (8.5 Msps apart), SMLP's barely (0.01).
-    EXPECT_GT(std::stod(both[c]) - pooled, c == 9 ? 1.0 : -0.001) << "column " << c << ": " << both[c] << " vs " << pooled;
+    EXPECT_GT(std::stod(both[c]) - pooled, c == 9 ? 1.0 : -0.001)
+        << "column " << c << ": " << both[c] << " vs " << pooled;
   }
 }
 

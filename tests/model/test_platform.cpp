@@ -94,8 +94,9 @@ TEST(Platform, BadPlatformsAreClearErrors) {
   EXPECT_EQ(error_of(R"(7)"), "p.json: platform = 7: must be an object, not a number");
   // The id and name are printed in summaries: no control characters (an escape sequence would
   // drive the terminal), not empty (the id), at most 256 bytes.
-  EXPECT_EQ(error_of(R"({"preset": "h100", "id": "\u001b[31mRED"})"),
-            "p.json: platform.id = \"\\u001b[31mRED\": holds a control character; names are printed in tables");
+  EXPECT_EQ(
+      error_of(R"({"preset": "h100", "id": "\u001b[31mRED"})"),
+      "p.json: platform.id = \"\\u001b[31mRED\": holds a control character; names are printed in tables");
   EXPECT_EQ(error_of(R"({"preset": "h100", "name": "n\u0007"})"),
             "p.json: platform.name = \"n\\u0007\": holds a control character; names are printed in tables");
   EXPECT_EQ(error_of(R"({"preset": "h100", "id": ""})"), "p.json: platform.id = \"\": must not be empty");

@@ -27,8 +27,9 @@ ReportMeasured measured_figures(const System& system, const Trace& trace, const 
       // Two result files of one task (a copy left in the folder, another run's): which is this
       // run's cannot be told, so neither is taken.
       if (found != nullptr)
-        throw InputError(source, "label", task.name,
-                         fmt::format("two result files name this task: {} and {}", found->log_name, inst.log_name));
+        throw InputError(
+            source, "label", task.name,
+            fmt::format("two result files name this task: {} and {}", found->log_name, inst.log_name));
       found = &inst;
     }
     if (found == nullptr) throw InputError(source, "label", task.name, "no result file of this task");
