@@ -59,6 +59,7 @@ CLI::Option* add_config_seed_option(CLI::App* cmd, std::string& seed) {
       ->add_option("--seed", seed,
                    "Seed of the performance model's random draws (default: the config's "
                    "\"gpurt_sim\": {\"seed\": N}, else 1; same seed, same bytes)")
+      ->type_name("UINT")
       ->check(seed_value());
 }
 

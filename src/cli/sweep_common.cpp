@@ -260,7 +260,8 @@ void check_same_sweep_settings(const Json& recorded, const std::string& recorded
             recorded_file, fmt::format("{}.{}", section, printable(key)), was,
             fmt::format("a file that is not a regular file (a pipe, standard input) cannot be compared: "
                         "whether {} read what the rows came from is unknown, so rows made from one are never "
-                        "resumed or merged; give it as a regular file and run again",
+                        "resumed or merged: remove the CSV and its settings file (or the shards') and run "
+                        "again with a regular file",
                         now_is));
       const bool changed = files && new_values.contains(key) && old_values.contains(key);
       throw InputError(recorded_file, fmt::format("{}.{}", section, printable(key)), was,

@@ -988,7 +988,16 @@ TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
                                        "cutahead_1.json", deep + "a.json");
   const Outcome d = cli("simulate " + far + " --platform jetson-tx2 --out " + path("res"));
   EXPECT_EQ(d.code, 2) << d.err;
-  EXPECT_NE(d.err.find("bytes long; a path is at most 4095"), std::string::npos) << d.err;
+  EXPECT_NE(d.err.find("bytes long; at most 4083 (a path is at most 4095 with the temporary"),
+            std::string::npos)
+      << d.err;
+  EXPECT_FALSE(fs::exists(path("res")));
+  // A folder name of 256 bytes, in a path well within the limit (the config loader refuses such a
+  // log_name part; a result folder --out may still name one).
+  const Outcome w =
+      cli("simulate " + kCut + " --platform jetson-tx2 --out " + path("res/" + std::string(256, 'w')));
+  EXPECT_EQ(w.code, 2) << w.err;
+  EXPECT_NE(w.err.find("has a folder name of 256 bytes; at most 255"), std::string::npos) << w.err;
   EXPECT_FALSE(fs::exists(path("res")));
   fs::create_directories(path("res"));
   write("res/x", "a file");
@@ -998,6 +1007,13 @@ TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
   EXPECT_EQ(f.code, 2) << f.err;
   EXPECT_NE(f.err.find(path("res/x") + " is not a folder to put it in"), std::string::npos) << f.err;
   EXPECT_EQ(std::distance(fs::directory_iterator(path("res")), fs::directory_iterator()), 1);
+  // A link on the way that leads nowhere would be neither followed nor replaced: refused too.
+  fs::remove(path("res/x"));
+  fs::create_directory_symlink(path("nowhere"), path("res/x"));
+  const Outcome l = cli("simulate " + in_file + " --platform jetson-tx2 --out " + path("res"));
+  EXPECT_EQ(l.code, 2) << l.err;
+  EXPECT_NE(l.err.find(path("res/x") + " is a link that leads nowhere"), std::string::npos) << l.err;
+  EXPECT_FALSE(fs::exists(path("nowhere")));
 }
 
 TEST_F(Cli, PlatformThatIsMissingOrAFolderIsNamed) {

@@ -94,15 +94,14 @@ std::string side_by_side_svg(const Trace& left, const Trace& right, const std::s
 std::vector<std::string> result_files_in(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError(dir, "is not a folder of result files");
-  // Sub-folders too: a config's log_name may name one ("sub/alone.json"), and the runners write it
-  // there. Folder links are not followed (a loop would never end); a file that cannot be looked
-  // at (a link loop named *.json) is an error, not skipped.
+  // Sub-folders too, as deep as a writer may put them (a config's log_name may name folders,
+  // "sub/alone.json"). Folder links are not followed (a loop would never end); a *.json that
+  // cannot be looked at (a link loop, a dangling link) is an error, not skipped.
   std::vector<std::string> files;
   fs::recursive_directory_iterator it(dir, ec), end;
   if (ec) throw InputError(dir, "cannot be read: " + ec.message());
   for (; it != end; it.increment(ec)) {
     if (ec) throw InputError(dir, "cannot be read: " + ec.message());
-    if (it.depth() > 16) throw InputError(it->path().string(), "is more than 16 folders deep in " + dir);
     if (it->path().extension() != ".json") continue;
     std::error_code type;
     const bool regular = it->is_regular_file(type);

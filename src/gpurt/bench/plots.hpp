@@ -30,8 +30,8 @@ std::string origin_word(const Trace& trace);
 std::string side_by_side_svg(const Trace& left, const Trace& right, const std::string& left_title = "",
                              const std::string& right_title = "");
 
-/// The result files (*.json, sorted by path) in `dir` and its sub-folders (at most 16 deep; links
-/// to folders not followed). Throws InputError naming the folder when it is missing, unreadable
+/// The result files (*.json, sorted by path) in `dir` and its sub-folders (links to folders not
+/// followed). Throws InputError naming the folder when it is missing, unreadable
 /// or holds none, and naming the file when a *.json cannot be looked at (a link loop).
 std::vector<std::string> result_files_in(const std::string& dir);
 

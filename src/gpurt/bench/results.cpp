@@ -42,6 +42,8 @@ void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
     // is a file would fail only when the results are written, after the run).
     for (fs::path up = fs::path(path).parent_path(); !up.empty(); up = up.parent_path()) {
       const fs::file_status s = fs::status(up, ec);
+      if (!fs::exists(s) && fs::is_symlink(fs::symlink_status(up, ec)))
+        throw InputError("command line", option, path, up.string() + " is a link that leads nowhere");
       if (fs::exists(s)) {
         if (!fs::is_directory(s))
           throw InputError("command line", option, path, up.string() + " is not a folder to put it in");

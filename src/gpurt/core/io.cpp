@@ -192,9 +192,12 @@ void check_output_file_name(const std::string& path, const std::string& option) 
     if (part.string().size() > 255)
       throw InputError("command line", option, path,
                        fmt::format("has a folder name of {} bytes; at most 255", part.string().size()));
-  if (path.size() > 4095)
+  // The temporary file beside it adds ".tmp.PID" (at most 12 bytes) to a path of at most 4095.
+  if (path.size() > 4095 - 12)
     throw InputError("command line", option, path,
-                     fmt::format("is {} bytes long; a path is at most 4095", path.size()));
+                     fmt::format("is {} bytes long; at most {} (a path is at most 4095 with the temporary "
+                                 "file's 12 more)",
+                                 path.size(), 4095 - 12));
 }
 
 void check_output_file(const std::string& given, const std::string& option) {

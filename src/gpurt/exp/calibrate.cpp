@@ -660,7 +660,8 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     for (const std::string& name : rest.fit) names += (names.empty() ? "" : ",") + name;
     throw InputError("calibrate", "fit", names,
                      "every calibration config runs one kernel alone (a lone config, which only "
-                     "lone_kernel_blocks is measured on): add configs to fit these on");
+                     "lone_kernel_blocks is measured on): add configs to fit these on, or give --fit "
+                     "lone_kernel_blocks");
   }
   CalibrationResult r1;
   if (!rest.fit.empty()) {
