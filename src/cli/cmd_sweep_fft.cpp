@@ -2,6 +2,8 @@
 // --plot (response times and the Lemma 2 bound against the task count, Fig. 6) and
 // --plot-throughput (Fig. 7). --backend sim (default): SIMULATED with the cuFFT model;
 // --backend gpu: the real FFT job, one point at a time.
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include <map>
@@ -58,6 +60,12 @@ void use_gpu(FftSweepOptions& o, int device) {
     g.device = device;
     g.input = input;
     const FftGpuTasksResult r = run_fft_tasks_gpu(g);
+    if (r.cold_grants > 0)
+      fmt::print(
+          stderr,
+          "gpurt: note: 2^{}, {} tasks, SMLP: {} of {} jobs got a unit set on which no FFT of this size "
+          "had run (its green context, stream or cuFFT kernels were made inside the job's span)\n",
+          log2_size, t.tasks, r.cold_grants, r.responses.size());
     return FftTasksResult{r.responses, r.granted, r.makespan};
   };
 }
@@ -82,7 +90,10 @@ void run_sweep_fft(const SweepFftArgs& a) {
     apply_model_option(o.platform, a.model);
     apply_cufft_options(a.cufft, o.profile.model);
   }
-  const std::string what = gpu ? "measured" : "SIMULATED (cuFFT model on the block-level simulator)";
+  const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  const std::string what = gpu ? fmt::format("measured, CUDA_DEVICE_MAX_CONNECTIONS={}",
+                                             connections != nullptr ? connections : "unset")
+                               : "SIMULATED (cuFFT model on the block-level simulator)";
   const std::string note =
       fmt::format("{}; {} trial(s) x {} job(s) per task; seed {}", what, o.trials, o.jobs, o.seed);
   // The seed's Figures 6 and 7: columns against the task count, titled by what they show.

@@ -3,6 +3,8 @@
 #include "checks.hpp"
 #include "commands.hpp"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -110,6 +112,11 @@ bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& giv
   refuse(given.model, "sim");     // a GPU runs no model
   refuse(given.cufft_serial, "sim");
   refuse(given.cufft_work, "sim");
+  // Before CUDA starts: 32 hardware work queues instead of CUDA's 8, unless the user set it. With
+  // 8, the streams of N >= 5 FFT tasks shared queues on an H200 and a job waited behind other
+  // tasks' copies: BE's worst case at 2^22 was 2-14 ms against 0.2-1.5 ms with 32, at N = 5-12
+  // (docs/fft.md "Measured on an H200"). The simulator gives every stream its own queue.
+  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   const ProbeResult probe = probe_gpus();
   if (probe.devices.empty()) {
     throw InputError("command line", "--backend", "gpu",

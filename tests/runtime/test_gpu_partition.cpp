@@ -87,6 +87,16 @@ TEST_P(GpuPartition, DisjointPartitionsCoRunOnDisjointSms) {
   const gpurt_mask a = first_units(0, half);
   const gpurt_mask b = first_units(half, half);
   const int blocks = half * _p->unit_sms() * 2;
+  {
+    // A green context loads the probe's module on its first launch, which took longer than the
+    // 2 ms kernel on an H200 (the second partition's blocks started 1.4 ms after the first's
+    // ended): warm both up first.
+    SmidProbe wa(1), wb(1);
+    wa.launch(_p->stream(a), 32, 1'000);
+    wb.launch(_p->stream(b), 32, 1'000);
+    (void)wa.collect();
+    (void)wb.collect();
+  }
   SmidProbe pa(blocks), pb(blocks);
   pa.launch(_p->stream(a), 128, 2'000'000);  // 2 ms per block: long enough to overlap
   pb.launch(_p->stream(b), 128, 2'000'000);

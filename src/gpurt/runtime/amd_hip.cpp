@@ -51,7 +51,7 @@ F symbol(void* lib, const char* name) {
 const HipApi& hip_api() {
   static const HipApi api = [] {
     void* lib = nullptr;
-    for (const char* name : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}) {
+    for (const char* name : kHipRuntimeNames) {
       lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
       if (lib != nullptr) break;
     }

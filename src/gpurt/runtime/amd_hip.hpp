@@ -32,6 +32,9 @@ std::optional<AmdCuTopology> kfd_node_topology(std::string_view properties);
 std::vector<AmdCuTopology> kfd_gpu_topologies(
     const std::string& nodes_dir = "/sys/class/kfd/kfd/topology/nodes");
 
+/// The file names under which the HIP runtime is looked for, in order (dlopen's search path).
+inline constexpr const char* kHipRuntimeNames[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+
 /// The AMD backend on HIP device `device` (units = its CUs, unit_sms = 1). Streams are created
 /// per distinct mask on first use and cached. Throws PartitionError when libamdhip64.so cannot
 /// be loaded, lacks hipExtStreamCreateWithCUMask, or the device does not exist.

@@ -36,6 +36,10 @@ struct FftGpuTasksResult {
   std::vector<Nanos> responses;  ///< every job, in completion order
   std::vector<int> granted;      ///< SMLP: units of each job
   Nanos makespan{0};             ///< first request to last completion
+  /// SMLP jobs granted a unit set that had no stream yet: its green context and stream were
+  /// made inside the job's measured span (the partitioner lives as long as the process, so
+  /// each set is cold once per process).
+  int cold_grants = 0;
 };
 
 /// Runs N FFT tasks concurrently on the GPU (§IV methodology: threads start together).
