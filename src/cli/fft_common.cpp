@@ -113,9 +113,10 @@ bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& giv
   refuse(given.cufft_serial, "sim");
   refuse(given.cufft_work, "sim");
   // Before CUDA starts: 32 hardware work queues instead of CUDA's 8, unless the user set it. With
-  // 8, the streams of N >= 5 FFT tasks shared queues on an H200 and a job waited behind other
-  // tasks' copies: BE's worst case at 2^22 was 2-14 ms against 0.2-1.5 ms with 32, at N = 5-12
-  // (docs/fft.md "Measured on an H200"). The simulator gives every stream its own queue.
+  // 8, jobs of N >= 5 FFT tasks waited behind other tasks' work on an H200: at 2^22 and N = 5-12,
+  // BE's mean was up to 390 us against 83-102 us with 32 (three runs each), and its worst case
+  // mostly 2-14 ms against 0.1-4.2 ms (docs/measured-h200.md). The simulator gives every stream
+  // its own queue, so 32 is also what it predicts.
   ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   const ProbeResult probe = probe_gpus();
   if (probe.devices.empty()) {

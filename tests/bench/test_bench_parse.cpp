@@ -221,6 +221,51 @@ TEST(BenchPartitionMask, CheckNamesTheInstanceAndWhyEachBackendCannot) {
   EXPECT_NO_THROW(gpurt::check_sm_masks(s, {}));
 }
 
+// The H200 configs of docs/measured-h200.md, on the backends that H200 had: green contexts in 15
+// groups of 8 SMs (SMs 120..131 in none), no libsmctrl. sm_mask "~M" enables M's TPCs (libsmctrl
+// sets a bit to disable a TPC): the first try wrote "M", which enabled the complement, and the GPU
+// refused it ("SM 120 is not in any of the 15 whole units of 8 SMs").
+TEST(BenchPartitionMask, H200ConfigsEnableWholeGreenContextGroups) {
+  const gpurt::Platform& h200 = *gpurt::find_platform_preset("h200");
+  const std::vector<gpurt::PartitionBackendInfo> measured = {
+      {"green-context", true, 8, 15, ""}, {"libsmctrl", false, 0, 0, "libsmctrl is not installed"}};
+  const auto enabled = [](const std::vector<bool>& sms) {
+    std::vector<int> on;
+    for (std::size_t i = 0; i < sms.size(); ++i)
+      if (sms[i]) on.push_back(static_cast<int>(i));
+    return on;
+  };
+  const auto range = [](int first, int count) {
+    std::vector<int> r;
+    for (int i = first; i < first + count; ++i) r.push_back(i);
+    return r;
+  };
+  struct Case {
+    const char* config;
+    std::vector<std::vector<int>> sms;  // per instance; empty = every SM
+  };
+  const Case cases[] = {{"mm_even", {range(0, 56), range(56, 56)}},
+                        {"mm_uneven", {range(0, 24), range(24, 96)}},
+                        {"mm_iso_1024_half", {range(0, 56)}},
+                        {"mm_full", {{}, {}}},
+                        {"mm_iso_1024", {{}}},
+                        {"mm_iso_256", {{}}}};
+  for (const Case& c : cases) {
+    const gpurt::Scenario s =
+        gpurt::load_scenario(std::string(GPURT_SOURCE_DIR "/examples/h200/") + c.config + ".json", h200);
+    ASSERT_EQ(s.instances.size(), c.sms.size()) << c.config;
+    for (std::size_t i = 0; i < c.sms.size(); ++i) {
+      if (c.sms[i].empty()) {
+        EXPECT_TRUE(s.instances[i].sm_mask.empty() || enabled(s.instances[i].sm_mask).size() == 132U)
+            << c.config;
+      } else {
+        EXPECT_EQ(enabled(s.instances[i].sm_mask), c.sms[i]) << c.config << " instance " << i;
+      }
+    }
+    EXPECT_NO_THROW(gpurt::check_sm_masks(s, measured)) << c.config;
+  }
+}
+
 TEST(BenchParse, DeviceKeysAndMpsPercentageAreRead) {
   auto doc = [](const std::string& top, const std::string& bench) {
     return gpurt::parse_json(
