@@ -28,13 +28,14 @@ struct SweepFftArgs {
               plot_throughput;
   double max_gap_us = 5;
   int device = 0;
+  std::string gpu_copies = "each-job";
   FftBackendOptions given;
   CufftConstants cufft;
   SweepRunArgs run;
 };
 
 // The GPU backend: the profile and every trial through runtime/fft_job (measured numbers).
-void use_gpu(FftSweepOptions& o, int device) {
+void use_gpu(FftSweepOptions& o, int device, bool copy_each_job) {
   // One profile per size, also giving the device's platform description.
   auto profiles = std::make_shared<std::map<int, std::vector<Nanos>>>();
   for (int p : o.log2_sizes) {
@@ -49,7 +50,7 @@ void use_gpu(FftSweepOptions& o, int device) {
   so.seed = o.seed;
   so.samples = std::int64_t{1} << std::min(o.log2_sizes.back(), 24);
   const std::vector<std::complex<float>> input = generate_signal(so).samples;
-  o.backend.run = [device, input](int log2_size, int batch, const FftTasksOptions& t) {
+  o.backend.run = [device, input, copy_each_job](int log2_size, int batch, const FftTasksOptions& t) {
     FftGpuTasksOptions g;
     g.log2_size = log2_size;
     g.batch = batch;
@@ -59,6 +60,7 @@ void use_gpu(FftSweepOptions& o, int device) {
     g.allowed = t.allowed;
     g.device = device;
     g.input = input;
+    g.copy_each_job = copy_each_job;
     const FftGpuTasksResult r = run_fft_tasks_gpu(g);
     if (r.cold_grants > 0)
       fmt::print(
@@ -84,15 +86,15 @@ void run_sweep_fft(const SweepFftArgs& a) {
     if (a.run.threads != 1)
       throw InputError("command line", "--threads", std::to_string(a.run.threads),
                        "--backend gpu runs one point at a time: give --threads 1");
-    use_gpu(o, a.device);
+    use_gpu(o, a.device, a.gpu_copies == "each-job");
   } else {
     o.platform = fft_platform(a.platform);
     apply_model_option(o.platform, a.model);
     apply_cufft_options(a.cufft, o.profile.model);
   }
   const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-  const std::string what = gpu ? fmt::format("measured, CUDA_DEVICE_MAX_CONNECTIONS={}",
-                                             connections != nullptr ? connections : "unset")
+  const std::string what = gpu ? fmt::format("measured, CUDA_DEVICE_MAX_CONNECTIONS={}, copies {}",
+                                             connections != nullptr ? connections : "unset", a.gpu_copies)
                                : "SIMULATED (cuFFT model on the block-level simulator)";
   const std::string note =
       fmt::format("{}; {} trial(s) x {} job(s) per task; seed {}", what, o.trials, o.jobs, o.seed);
@@ -152,6 +154,13 @@ void add_sweep_fft(CLI::App& app) {
                   "Host time between a task's jobs, uniform in [0, this] (default 5)");
   cmd->add_option("--seed", o.seed, "RNG seed")->check(seed_value());
   a->given.device = cmd->add_option("--device", a->device, "CUDA device for --backend gpu (default 0)");
+  a->given.gpu_copies =
+      cmd->add_option(
+             "--gpu-copies", a->gpu_copies,
+             "--backend gpu: each-job (default; Alg. 1: every job copies its samples in and out, outside "
+             "its response but inside the makespan) or once (each task copies once before its first job and "
+             "once after its last, so the jobs are the kernels alone, as the simulator models them)")
+          ->check(CLI::IsMember({"each-job", "once"}));
   cmd->add_option("--plot-throughput", a->plot_throughput, "Also draw throughput vs tasks (Fig. 7) as SVG");
   add_sweep_run_options(cmd, a->run);
   cmd->callback([a] { run_sweep_fft(*a); });

@@ -106,6 +106,7 @@ bool fft_backend_is_gpu(const std::string& backend, const FftBackendOptions& giv
   };
   if (backend == "sim") {
     refuse(given.device, "gpu");
+    refuse(given.gpu_copies, "gpu");
     return false;
   }
   refuse(given.platform, "sim");  // the GPU describes itself

@@ -27,6 +27,7 @@ struct FftBackendOptions {
   const CLI::Option* device = nullptr;
   const CLI::Option* cufft_serial = nullptr;
   const CLI::Option* cufft_work = nullptr;
+  const CLI::Option* gpu_copies = nullptr;  ///< sweep fft's --gpu-copies (a GPU-only option)
 };
 
 /// --cufft-serial-us and --cufft-work-us: the cuFFT model's two fitted constants, its serial part

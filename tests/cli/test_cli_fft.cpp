@@ -145,6 +145,17 @@ TEST_F(FftCli, AnOptionOfTheOtherBackendIsRefused) {
       EXPECT_FALSE(exists("o.out"));
     }
   }
+  // sweep fft's --gpu-copies (the GPU job loop's copies) is a GPU option, with two values.
+  Outcome r = cli("sweep fft --threads 1 --sizes 20 --tasks 1 --gpu-copies once --out " + path("o.out"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--gpu-copies = once: applies to --backend gpu only, not --backend sim"),
+            std::string::npos)
+      << r.err;
+  r = cli("sweep fft --backend gpu --threads 1 --sizes 20 --tasks 1 --gpu-copies twice --out " +
+          path("o.out"));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--gpu-copies: twice not in {each-job,once}"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists("o.out"));
 }
 
 // Options each in range whose product runs for hours are refused by the work they make (sizes x

@@ -30,6 +30,10 @@ struct FftGpuTasksOptions {
   /// Input samples (the caller generates them, e.g. gen/signal §IV-A), repeated to fill
   /// 2^log2_size·batch points; empty: zeros (cuFFT's time does not depend on the values).
   std::vector<std::complex<float>> input;
+  /// true: every job copies in and out (Alg. 1 lines 2-5, 13-14). false: each task copies in once
+  /// before the start and out once after its last job, so its jobs are the FFTs alone (what the
+  /// simulator models; docs/measured-h200.md "The simulator's FFT predictions for the H200").
+  bool copy_each_job = true;
 };
 
 struct FftGpuTasksResult {
