@@ -138,6 +138,32 @@ TEST_F(GpuBench, WholeSmBlocksRunOneAnSm) {
   EXPECT_EQ(t.instances[1].iterations.at(0).kernels.at(0).shared_memory, 4096 * 4);
 }
 
+// Fig. 3.19 on the GPU: a free with no malloc before it (examples/sim/cuda_free.json) is a real
+// cudaFree, so it waits for K1's blocks, and the launch of K4 waits for it; the simulator says the
+// same. On an H200 the free freed nothing and K4 ran at once, until the gpu backend gave such a
+// free a buffer of its own.
+TEST_F(GpuBench, FreeWithoutMallocSynchronisesAsSimulated) {
+  const auto s = scenario(R"({"name": "free", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin", "label": "K1", "thread_count": 32, "block_count": 1, "additional_info": 200000000},
+      {"filename": "stream_action", "label": "K3", "thread_count": 32, "block_count": 1, "release_time": 0.05,
+       "additional_info": {"actions": [{"type": "free"}, {"type": "kernel", "parameters": {"duration": 1000000}}]}},
+      {"filename": "timer_spin", "label": "K4", "thread_count": 32, "block_count": 1, "additional_info": 1000000,
+       "release_time": 0.1}]})",
+                          *_p);
+  for (const auto backend : {gpurt::BenchBackend::sim, gpurt::BenchBackend::gpu}) {
+    const auto t = gpurt::run_bench(s, *_p, backend).trace;
+    ASSERT_EQ(t.instances.size(), 3U);
+    const auto& k1 = t.instances[0].iterations.at(0).kernels.at(0);
+    const auto& k3 = t.instances[1].iterations.at(0).kernels.at(0);
+    const auto& k4 = t.instances[2].iterations.at(0).kernels.at(0);
+    const gpurt::Nanos k1_end = k1.blocks.at(0).end;
+    // K3 is launched after the free returned, which is after K1 ended (K1 runs 200 ms, the free
+    // comes at 50 ms); K4's launch (at 100 ms) returns only after the free.
+    EXPECT_GE(k3.launch_before, k1_end) << (backend == gpurt::BenchBackend::gpu ? "gpu" : "sim");
+    EXPECT_GE(k4.launch_after, k1_end) << (backend == gpurt::BenchBackend::gpu ? "gpu" : "sim");
+  }
+}
+
 // What EveryPluginRunsInProcesses checks, as a message ("" when every check holds).
 std::string check_every_plugin_in_processes(const gpurt::Platform& p) {
   const auto s = scenario(R"({"name": "all", "max_iterations": 2, "max_time": 0, "use_processes": true,

@@ -73,6 +73,31 @@ TEST(BenchParse, MatrixMultiplyCalibrationKey) {
   EXPECT_EQ(s.instances[1].actions[0].kernel.block_time.count(), 2000);
 }
 
+// A benchmark's own "gpurt_sim" sets its plugin's time model, over the config's: on an H200 the
+// isolated MM1024 and MM256 (2048 x 2048) fitted 0.083 and 0.382 ns per multiply-add, which no
+// one config-wide value gives (docs/measured-h200.md).
+TEST(BenchParse, ABenchmarksOwnTimeModelOverridesTheConfigs) {
+  const std::string text = R"({"name": "t", "max_iterations": 1, "max_time": 0,
+      "gpurt_sim": {"matrix_multiply_ns_per_fma": 1},
+      "benchmarks": [{"filename": "matrix_multiply", "thread_count": 1024, "block_count": 1,
+                      "additional_info": {"matrix_width": 64, "skip_copy": true},
+                      "gpurt_sim": {"matrix_multiply_ns_per_fma": 0.25}},
+                     {"filename": "matrix_multiply", "thread_count": 256, "block_count": 1,
+                      "additional_info": {"matrix_width": 64, "skip_copy": true}},
+                     {"filename": "random_walk", "thread_count": 32, "block_count": 2, "data_size": 4096,
+                      "additional_info": 8, "gpurt_sim": {"random_walk_ns_per_access": 100, "memory_fraction": 0.5}}]})";
+  const auto s = gpurt::parse_scenario(gpurt::parse_json(text, "t.json"), "t.json", h100());
+  EXPECT_EQ(s.instances[0].actions[0].kernel.block_time.count(), 1024 * 64 / 4);
+  EXPECT_EQ(s.instances[1].actions[0].kernel.block_time.count(), 256 * 64);  // the config's 1 ns
+  EXPECT_EQ(s.instances[2].actions[0].kernel.block_time.count(), 800);
+  EXPECT_DOUBLE_EQ(s.instances[2].actions[0].kernel.memory_fraction, 0.5);
+  EXPECT_NE(
+      error_of(R"({"filename": "matrix_multiply", "thread_count": 256, "block_count": 1,
+                         "additional_info": {"matrix_width": 64}, "gpurt_sim": {"matrix_multiply_ns_per_fma": 0}})")
+          .find("t.json: benchmarks[0].gpurt_sim.matrix_multiply_ns_per_fma = 0: must be in (0, 1e9] (ns)"),
+      std::string::npos);
+}
+
 TEST(BenchParse, MatrixMultiplyErrorsNameThePath) {
   EXPECT_NE(error_of(R"({"filename": "matrix_multiply", "thread_count": 200, "block_count": 1,
       "additional_info": {"matrix_width": 64}})")

@@ -2,6 +2,7 @@
 // sharedmem_timer_spin, multikernel and stream_action all run the host program the one examiner
 // parser made of the config (ScenarioInstance::actions) — the same program the simulator plays
 // (sim/host.cpp), so a measured and a predicted run of one config issue the same calls in the same order.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -43,6 +44,22 @@ class ProgramPlugin final : public BenchPlugin {
                           _whole_sm_bytes, per_sm));
         break;
       }
+    // A free with no earlier malloc of its kind in the iteration (examples/sim/cuda_free.json, as
+    // Fig. 3.19 draws it) frees a buffer allocated outside the timed execute, so that it is a real
+    // cudaFree and synchronises as the simulator models it. On an H200 such a free freed nothing,
+    // and K4 did not wait.
+    int device_allocs = 0, host_allocs = 0;
+    for (const HostAction& a : ctx.instance->actions) {
+      int& held = a.host_memory ? host_allocs : device_allocs;
+      if (a.kind == HostAction::Kind::malloc) ++held;
+      if (a.kind != HostAction::Kind::free) continue;
+      if (held > 0) {
+        --held;
+      } else {
+        ++(a.host_memory ? _unmatched_host : _unmatched_device);
+      }
+    }
+    refill_reserve();
     const auto size = static_cast<std::size_t>(std::max(copy_bytes, memset_bytes));
     if (size > 0) {
       check(cudaMallocHost(&_host, size), "cudaMallocHost (copy buffer)");
@@ -108,13 +125,9 @@ class ProgramPlugin final : public BenchPlugin {
           break;
         }
         case HostAction::Kind::free:
-          // Frees the latest allocation of the same kind (the examiner pairs free with malloc).
-          for (auto m = _allocations.rbegin(); m != _allocations.rend(); ++m) {
-            if (m->host != a.host_memory) continue;
-            check(m->host ? cudaFreeHost(m->ptr) : cudaFree(m->ptr), "cudaFree");
-            _allocations.erase(std::next(m).base());
-            break;
-          }
+          // Frees the latest allocation of the same kind (the examiner pairs free with malloc),
+          // else a reserved buffer of that kind (initialize, copy_out).
+          free_latest(_allocations, a.host_memory) || free_latest(_reserve, a.host_memory);
           break;
         case HostAction::Kind::sync_stream:
           check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
@@ -133,11 +146,14 @@ class ProgramPlugin final : public BenchPlugin {
 
   void copy_out(IterationRecord& it) override {
     for (std::size_t k = 0; k < it.kernels.size(); ++k) _records[_slots[k]]->read(_ctx, it.kernels[k].blocks);
+    refill_reserve();
   }
 
   void cleanup() override {
     for (const Allocation& m : _allocations) m.host ? cudaFreeHost(m.ptr) : cudaFree(m.ptr);
     _allocations.clear();
+    for (const Allocation& m : _reserve) m.host ? cudaFreeHost(m.ptr) : cudaFree(m.ptr);
+    _reserve.clear();
     _records.clear();
     cudaFreeHost(_host);
     cudaFree(_dev_a);
@@ -152,6 +168,30 @@ class ProgramPlugin final : public BenchPlugin {
     void* ptr;
     bool host;
   };
+  // Frees and removes the latest allocation of `list` in host (or device) memory; false if none.
+  static bool free_latest(std::vector<Allocation>& list, bool host) {
+    for (auto m = list.rbegin(); m != list.rend(); ++m) {
+      if (m->host != host) continue;
+      check(m->host ? cudaFreeHost(m->ptr) : cudaFree(m->ptr), "cudaFree");
+      list.erase(std::next(m).base());
+      return true;
+    }
+    return false;
+  }
+  // One small buffer for each free of an iteration that has no malloc before it, of its kind.
+  void refill_reserve() {
+    for (const bool host : {false, true}) {
+      const auto held = std::count_if(_reserve.begin(), _reserve.end(),
+                                      [&](const Allocation& m) { return m.host == host; });
+      for (auto n = held; n < (host ? _unmatched_host : _unmatched_device); ++n) {
+        void* p = nullptr;
+        check(host ? cudaMallocHost(&p, 256) : cudaMalloc(&p, 256), "cudaMalloc (a free's buffer)");
+        _reserve.push_back({p, host});
+      }
+    }
+  }
+  int _unmatched_host = 0, _unmatched_device = 0;  ///< frees of an iteration without an earlier malloc
+  std::vector<Allocation> _reserve;                ///< their buffers, allocated outside execute
   PluginContext _ctx;
   std::vector<std::unique_ptr<RecordBuffer>> _records;  ///< per action; kernels only
   std::vector<std::size_t> _slots;                      ///< action index of each kernel this iteration

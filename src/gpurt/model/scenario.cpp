@@ -332,6 +332,28 @@ HostAction read_stream_action(const JsonNode& node, const ScenarioInstance& inst
   return a;
 }
 
+// The plugins' time models (docs/bench.md "Timing models"): a config's "gpurt_sim" sets them for
+// every benchmark, a benchmark's own "gpurt_sim" for its kernels alone.
+constexpr std::string_view kWorkloadCostKeys[] = {
+    "counter_spin_ns_per_iteration", "matrix_multiply_ns_per_fma", "random_walk_ns_per_access",
+    "mandelbrot_ns_per_iteration", "cpu_random_walk_ns_per_access"};
+
+// Bounded so that a block's time is named here when it would be absurd, not later at the
+// benchmark whose duration it multiplies: a second per operation at most.
+constexpr double kMaxWorkloadCost = 1e9;
+
+void read_workload_costs(const JsonNode& node, SimOptions& o) {
+  double* const out[] = {&o.counter_spin_ns_per_iteration, &o.matrix_multiply_ns_per_fma,
+                         &o.random_walk_ns_per_access, &o.mandelbrot_ns_per_iteration,
+                         &o.cpu_random_walk_ns_per_access};
+  for (std::size_t i = 0; i < std::size(kWorkloadCostKeys); ++i) {
+    if (auto v = node.find(std::string(kWorkloadCostKeys[i]))) {
+      *out[i] = v->as_number();
+      if (!(*out[i] > 0 && *out[i] <= kMaxWorkloadCost)) v->fail("must be in (0, 1e9] (ns)");
+    }
+  }
+}
+
 SimOptions read_sim_options(const JsonNode& node) {
   node.expect_object({"launch_latency_ns", "launch_call_ns", "sync_latency_ns", "time_slice_ns",
                       "context_switch_ns", "copy_bandwidth_bytes_per_s", "copy_latency_ns",
@@ -361,10 +383,8 @@ SimOptions read_sim_options(const JsonNode& node) {
   ns("context_switch_ns", o.context_switch);
   ns("copy_latency_ns", o.copy_latency);
   if (o.time_slice < kMinTimeSlice) node.at("time_slice_ns").fail("must be at least 1000 (1 us)");
-  // Bounded so that a block's or copy's time is named here when it would be absurd, not later
-  // at the benchmark whose duration it multiplies: a second per operation at most, and at least
-  // a byte a second.
-  constexpr double kMaxCost = 1e9, kMaxBandwidth = 1e15;
+  // At least a byte a second (the workload costs: kMaxWorkloadCost).
+  constexpr double kMaxBandwidth = 1e15;
   for (const auto& [key, out] :
        {std::pair<std::string_view, double*>{"copy_bandwidth_bytes_per_s", &o.copy_bandwidth},
         {"memset_bandwidth_bytes_per_s", &o.memset_bandwidth}}) {
@@ -373,17 +393,7 @@ SimOptions read_sim_options(const JsonNode& node) {
       if (!(*out >= 1 && *out <= kMaxBandwidth)) v->fail("must be in 1..1e15 (bytes/s)");
     }
   }
-  for (const auto& [key, out] : {std::pair<std::string_view, double*>{"counter_spin_ns_per_iteration",
-                                                                      &o.counter_spin_ns_per_iteration},
-                                 {"matrix_multiply_ns_per_fma", &o.matrix_multiply_ns_per_fma},
-                                 {"random_walk_ns_per_access", &o.random_walk_ns_per_access},
-                                 {"mandelbrot_ns_per_iteration", &o.mandelbrot_ns_per_iteration},
-                                 {"cpu_random_walk_ns_per_access", &o.cpu_random_walk_ns_per_access}}) {
-    if (auto v = node.find(key)) {
-      *out = v->as_number();
-      if (!(*out > 0 && *out <= kMaxCost)) v->fail("must be in (0, 1e9] (ns)");
-    }
-  }
+  read_workload_costs(node, o);
   if (auto v = node.find("placement")) {
     o.placement = v->as_string();
     if (o.placement != "round-robin" && o.placement != "least-loaded") {
@@ -454,12 +464,15 @@ void read_task_host(const JsonNode& b, const JsonNode& info, const ScenarioInsta
 }
 
 ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defaults& d, Reader& r) {
-  const Scenario& s = r.s;
   const Platform& p = r.p;
   b.expect_object({"filename", "log_name", "label", "thread_count", "block_count", "data_size",
                    "additional_info", "max_iterations", "max_time", "release_time", "cpu_core",
                    "stream_priority", "sm_mask", "mps_thread_percentage", "period", "compute_unit_mask",
                    "gpurt_sim", "gpurt_whole_sm", "comment"});
+  // The config's timing models, with this benchmark's own where it gives them (its "gpurt_sim" is
+  // checked in full by apply_memory_fraction).
+  SimOptions sim = r.s.sim;
+  if (auto g = b.find("gpurt_sim"); g && g->is_object()) read_workload_costs(*g, sim);
   ScenarioInstance inst;
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
@@ -523,7 +536,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   const std::optional<JsonNode> opt_info = b.find("additional_info");
   if (opt_info) inst.additional_info = opt_info->json();
   if (inst.plugin == "random_walk" || inst.plugin == "inorder_walk") {
-    detail::read_random_walk(opt_info, b, inst, s.sim, r.s.warnings);
+    detail::read_random_walk(opt_info, b, inst, sim, r.s.warnings);
     check_fits(inst.actions.back().kernel, p, b.at("thread_count"));
     return inst;
   }
@@ -531,12 +544,12 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     if (b.at("thread_count").is_array() && inst.thread_count != b.at("thread_count").items()[0].as_int()) {
       b.at("thread_count").fail("must be one dimension (mandelbrot uses 1-D blocks)");
     }
-    detail::read_mandelbrot(opt_info, b, inst, s.sim, r.s.warnings);
+    detail::read_mandelbrot(opt_info, b, inst, sim, r.s.warnings);
     check_fits(inst.actions.back().kernel, p, b.at("thread_count"));
     return inst;
   }
   if (inst.plugin == "cpu_random_walk") {
-    detail::read_cpu_random_walk(opt_info, b, inst, s.sim, r.s.warnings);
+    detail::read_cpu_random_walk(opt_info, b, inst, sim, r.s.warnings);
     return inst;
   }
   // The spin plugins' defaults when additional_info is absent, as the examiner's sources set
@@ -556,7 +569,7 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     HostAction a;
     a.kind = HostAction::Kind::kernel;
     a.label = inst.label.empty() ? inst.plugin : inst.label;
-    a.kernel = spin_kernel(a.label, inst.block_count, inst.thread_count, info, counter, s.sim, r, true);
+    a.kernel = spin_kernel(a.label, inst.block_count, inst.thread_count, info, counter, sim, r, true);
     check_fits(a.kernel, p, b.at("thread_count"));
     inst.null_stream = inst.plugin == "timer_spin_default_stream";
     inst.actions.push_back(std::move(a));
@@ -565,17 +578,16 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     HostAction a;
     a.kind = HostAction::Kind::kernel;
     a.label = inst.label.empty() ? inst.plugin : inst.label;
-    a.kernel =
-        spin_kernel(a.label, inst.block_count, inst.thread_count, info.at("duration"), false, s.sim, r);
+    a.kernel = spin_kernel(a.label, inst.block_count, inst.thread_count, info.at("duration"), false, sim, r);
     a.kernel.shape.shared_memory = shared_ints(info.at("shared_memory_size"), false) * 4;
     check_fits(a.kernel, p, b);
     inst.actions.push_back(std::move(a));
   } else if (inst.plugin == "multikernel") {
-    read_multikernel(info, inst, p, s.sim, r);
+    read_multikernel(info, inst, p, sim, r);
   } else if (inst.plugin == "cufft") {
     detail::read_cufft(info, inst, p);
   } else if (inst.plugin == "matrix_multiply") {
-    detail::read_matrix_multiply(info, b.at("thread_count"), inst, s.sim);
+    detail::read_matrix_multiply(info, b.at("thread_count"), inst, sim);
     for (const HostAction& a : inst.actions) {
       if (a.kind == HostAction::Kind::kernel) check_fits(a.kernel, p, b.at("thread_count"));
     }
@@ -585,11 +597,10 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     info.expect_object({"use_null_stream", "actions", "comment"});
     if (auto v = info.find("use_null_stream")) inst.null_stream = v->as_bool();
     const JsonNode actions = info.at("actions");
-    for (const JsonNode& a : actions.items())
-      inst.actions.push_back(read_stream_action(a, inst, p, s.sim, r));
+    for (const JsonNode& a : actions.items()) inst.actions.push_back(read_stream_action(a, inst, p, sim, r));
     if (inst.actions.empty()) actions.fail("must list at least one action");
   }
-  check_program_times(inst, s.sim, b);
+  check_program_times(inst, sim, b);
   if (inst.null_stream) {
     // The NULL stream is the runtime's, not one the plugin creates: neither a mask nor a priority
     // reaches it (on the GPU as in the simulator). Said, not silently dropped.
@@ -613,7 +624,9 @@ double default_memory_fraction(const std::string& plugin) {
 void apply_memory_fraction(const JsonNode& b, ScenarioInstance& inst) {
   double fraction = default_memory_fraction(inst.plugin);
   if (auto sim = b.find("gpurt_sim")) {
-    sim->expect_object({"memory_fraction", "comment"});
+    sim->expect_object({"memory_fraction", "counter_spin_ns_per_iteration", "matrix_multiply_ns_per_fma",
+                        "random_walk_ns_per_access", "mandelbrot_ns_per_iteration",
+                        "cpu_random_walk_ns_per_access", "comment"});
     if (auto v = sim->find("memory_fraction")) {
       fraction = v->as_number();
       if (!(fraction >= 0 && fraction <= 1)) v->fail("must be in [0, 1]");
