@@ -158,7 +158,8 @@ void add_sweep_fft(CLI::App& app) {
       cmd->add_option(
              "--gpu-copies", a->gpu_copies,
              "--backend gpu: each-job (default; Alg. 1: every job copies its samples in and out, outside "
-             "its response but inside the makespan) or once (each task copies once before its first job and "
+             "its response; the copies between jobs are inside the makespan) or once (each task copies once "
+             "before its first job and "
              "once after its last, so the jobs are the kernels alone, as the simulator models them)")
           ->check(CLI::IsMember({"each-job", "once"}));
   cmd->add_option("--plot-throughput", a->plot_throughput, "Also draw throughput vs tasks (Fig. 7) as SVG");

@@ -160,7 +160,13 @@ TEST_F(GpuBench, FreeWithoutMallocSynchronisesAsSimulated) {
     // K3 is launched after the free returned, which is after K1 ended (K1 runs 200 ms, the free
     // comes at 50 ms); K4's launch (at 100 ms) returns only after the free.
     EXPECT_GE(k3.launch_before, k1_end) << (backend == gpurt::BenchBackend::gpu ? "gpu" : "sim");
-    EXPECT_GE(k4.launch_after, k1_end) << (backend == gpurt::BenchBackend::gpu ? "gpu" : "sim");
+    // That another thread's launch waits for the free was seen on a TX2 (Fig. 3.19), not yet on
+    // a current GPU: asserted for the simulator, printed for the GPU until measured.
+    if (backend == gpurt::BenchBackend::sim) {
+      EXPECT_GE(k4.launch_after, k1_end);
+    } else {
+      std::printf("K4's launch returned %s K1's end\n", k4.launch_after >= k1_end ? "after" : "before");
+    }
   }
 }
 

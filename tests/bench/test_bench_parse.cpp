@@ -96,6 +96,16 @@ TEST(BenchParse, ABenchmarksOwnTimeModelOverridesTheConfigs) {
                          "additional_info": {"matrix_width": 64}, "gpurt_sim": {"matrix_multiply_ns_per_fma": 0}})")
           .find("t.json: benchmarks[0].gpurt_sim.matrix_multiply_ns_per_fma = 0: must be in (0, 1e9] (ns)"),
       std::string::npos);
+  // Another plugin's time model is read, changes nothing, and is named in a warning.
+  const auto spin =
+      parse(R"({"filename": "timer_spin", "thread_count": 32, "block_count": 1, "additional_info": 1000,
+                              "gpurt_sim": {"matrix_multiply_ns_per_fma": 0.5}})");
+  EXPECT_EQ(spin.instances[0].actions[0].kernel.block_time.count(), 1000);
+  ASSERT_EQ(spin.warnings.size(), 1U);
+  EXPECT_EQ(
+      spin.warnings[0],
+      "t.json: benchmarks[0].gpurt_sim.matrix_multiply_ns_per_fma = 0.5: times matrix_multiply benchmarks "
+      "only; this one is timer_spin, so it changes nothing");
 }
 
 TEST(BenchParse, MatrixMultiplyErrorsNameThePath) {

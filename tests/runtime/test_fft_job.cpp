@@ -30,6 +30,25 @@ TEST(FftJobGpu, BestEffortRunsEveryJobOfEveryTask) {
   EXPECT_GE(r.makespan, *std::max_element(r.responses.begin(), r.responses.end()));
 }
 
+// --gpu-copies once: each task copies once, so its jobs are the FFTs alone; and with S_i = {1}
+// every unit set the lock can grant was warmed before the start (a first grant cost 10-80 ms on
+// an H200), in this call or an earlier one of the process. Not yet run on a GPU.
+TEST(FftJobGpu, CopiesOnceAndEveryGrantableSetWarm) {
+  GPURT_SKIP_WITHOUT_GPU();
+  FftGpuTasksOptions o;
+  o.log2_size = 16;
+  o.tasks = 3;
+  o.jobs = 4;
+  o.allowed = {1};
+  o.copy_each_job = false;
+  for (int call = 0; call < 2; ++call) {
+    const FftGpuTasksResult r = run_fft_tasks_gpu(o);
+    ASSERT_EQ(r.responses.size(), 12u);
+    for (int g : r.granted) EXPECT_EQ(g, 1);
+    EXPECT_EQ(r.cold_grants, 0) << "call " << call;
+  }
+}
+
 TEST(FftJobGpu, SmlpGrantsAllowedSizesAndProfilesEveryUnitCount) {
   GPURT_SKIP_WITHOUT_GPU();
   FftGpuTasksOptions o;

@@ -179,6 +179,9 @@ class ProgramPlugin final : public BenchPlugin {
     return false;
   }
   // One small buffer for each free of an iteration that has no malloc before it, of its kind.
+  // Refilled in copy_out, outside execute's timed span; cudaMalloc may still synchronise the
+  // device there while other instances run (only configs with such a free pay that; the
+  // simulator does not model it).
   void refill_reserve() {
     for (const bool host : {false, true}) {
       const auto held = std::count_if(_reserve.begin(), _reserve.end(),

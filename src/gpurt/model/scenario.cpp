@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/amd_cu_layout.hpp"
@@ -476,6 +477,19 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   ScenarioInstance inst;
   const JsonNode filename = b.at("filename");
   inst.plugin = plugin_name(filename.as_string());
+  if (auto g = b.find("gpurt_sim"); g && g->is_object()) {
+    // A time model of another plugin changes nothing here: say so rather than ignore it.
+    for (const auto& [key, plugins] :
+         {std::pair<const char*, std::vector<std::string>>{"matrix_multiply_ns_per_fma", {"matrix_multiply"}},
+          {"random_walk_ns_per_access", {"random_walk", "inorder_walk"}},
+          {"mandelbrot_ns_per_iteration", {"mandelbrot"}},
+          {"cpu_random_walk_ns_per_access", {"cpu_random_walk"}}}) {
+      const auto v = g->find(key);
+      if (v && std::find(plugins.begin(), plugins.end(), inst.plugin) == plugins.end())
+        r.warn(*v, fmt::format("times {} benchmarks only; this one is {}, so it changes nothing",
+                               fmt::join(plugins, " and "), inst.plugin));
+    }
+  }
   const auto& known = plugin_list();
   const bool modelled = std::find(known.begin(), known.end(), inst.plugin) != known.end();
   const bool unmodelled_ok =

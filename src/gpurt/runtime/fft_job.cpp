@@ -177,9 +177,19 @@ FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions& o) {
   SharedPartitioner* part = nullptr;
   std::unique_ptr<SmlpLock> lock;
   const std::string name = fmt::format("gpurt-fft-{}", ::getpid());
+  // The lock's shared memory goes on every way out (a CUDA or cuFFT error in the warm-up or a
+  // job throws), not only the normal one: unmapping alone would leave it in /dev/shm.
+  struct Unlink {
+    const std::string& name;
+    bool armed = false;
+    ~Unlink() {
+      if (armed) (void)SmlpLock::unlink(name);
+    }
+  } unlink_lock{name};
   if (o.smlp) {
     part = &tasks_partitioner(o.device);
     lock = std::make_unique<SmlpLock>(name, part->p->units());
+    unlink_lock.armed = true;
     // Untimed: one execution on every contiguous unit set of an allowed size (every set the
     // lock can grant when S_i = {1}, and the sets it grants while the GPU is otherwise idle).
     // On an H200 a first grant of a set cost 10-80 ms (green context, stream, cuFFT's kernels
@@ -246,7 +256,6 @@ FftGpuTasksResult run_fft_tasks_gpu(const FftGpuTasksOptions& o) {
   start = Clock::now();
   ready.arrive_and_wait();
   for (std::thread& th : threads) th.join();
-  if (o.smlp) SmlpLock::unlink(name);
   if (failed) throw Error(failure);
   return result;
 }
