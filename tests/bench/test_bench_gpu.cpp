@@ -170,6 +170,58 @@ TEST_F(GpuBench, FreeWithoutMallocSynchronisesAsSimulated) {
   }
 }
 
+// examples/h200/timelines: the Dissertation's Ch. 3 timelines scaled from a 2-SM TX2 to 132 SMs
+// of 2,048 threads (the TX2 configs fit an H200 with room to spare, so on it nothing waited). Each
+// instance's first block start in seconds, as the rule gives it.
+struct ScaledTimeline {
+  const char* config;
+  std::vector<double> starts;
+};
+const ScaledTimeline kScaledTimelines[] = {{"cut_ahead", {0, 1, 1}},  // K3 fits at 0.5 but does not cut ahead
+                                           {"greedy", {0, 2}},        // Rule C: K2 after K1's last block
+                                           {"concurrent_kernels", {0, 0, 1, 1}},  // Rule B2
+                                           {"ordering_prevents", {0, 1}}};
+
+std::vector<double> first_starts(const gpurt::Trace& t) {
+  std::vector<double> out;
+  for (const auto& inst : t.instances) {
+    const auto& blocks = inst.iterations.at(0).kernels.at(0).blocks;
+    gpurt::Nanos first = blocks.at(0).start;
+    for (const auto& b : blocks) first = std::min(first, b.start);
+    out.push_back(static_cast<double>(first.count()) / 1e9);
+  }
+  return out;
+}
+
+gpurt::Scenario scaled_timeline(const char* name, const gpurt::Platform& p) {
+  return gpurt::load_scenario(std::string(GPURT_SOURCE_DIR "/examples/h200/timelines/") + name + ".json", p);
+}
+
+TEST(ScaledTimelines, TheSimulatorShowsEachRuleOnTheH200Preset) {
+  const gpurt::Platform& h200 = *gpurt::find_platform_preset("h200");
+  for (const ScaledTimeline& c : kScaledTimelines) {
+    const auto t = gpurt::run_bench(scaled_timeline(c.config, h200), h200, gpurt::BenchBackend::sim).trace;
+    const std::vector<double> starts = first_starts(t);
+    ASSERT_EQ(starts.size(), c.starts.size()) << c.config;
+    for (std::size_t i = 0; i < starts.size(); ++i)
+      EXPECT_DOUBLE_EQ(starts[i], c.starts[i]) << c.config << " " << i;
+  }
+}
+
+// The same on a GPU of 132 SMs (an H100 SXM or H200), within launch costs and 20 ms of slack.
+// Not yet run on a GPU.
+TEST_F(GpuBench, ScaledTimelinesShowEachRule) {
+  if (_p->sms != 132) GTEST_SKIP() << "the scaled timelines are for 132 SMs, this GPU has " << _p->sms;
+  for (const ScaledTimeline& c : kScaledTimelines) {
+    const auto t = gpurt::run_bench(scaled_timeline(c.config, *_p), *_p, gpurt::BenchBackend::gpu).trace;
+    const std::vector<double> starts = first_starts(t);
+    ASSERT_EQ(starts.size(), c.starts.size()) << c.config;
+    const double zero = starts[0];
+    for (std::size_t i = 0; i < starts.size(); ++i)
+      EXPECT_NEAR(starts[i] - zero, c.starts[i], 0.02) << c.config << " " << i;
+  }
+}
+
 // What EveryPluginRunsInProcesses checks, as a message ("" when every check holds).
 std::string check_every_plugin_in_processes(const gpurt::Platform& p) {
   const auto s = scenario(R"({"name": "all", "max_iterations": 2, "max_time": 0, "use_processes": true,
