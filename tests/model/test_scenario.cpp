@@ -200,7 +200,8 @@ TEST(Scenario, BenchmarksDeclareTheirMemoryFraction) {
               d["benchmarks"][0]["gpurt_sim"] = Json{{"locality", 1}};
             }),
             "c.json: benchmarks[0].gpurt_sim.locality: unknown key (allowed keys: \"memory_fraction\" "
-            "\"comment\")");
+            "\"counter_spin_ns_per_iteration\" \"matrix_multiply_ns_per_fma\" \"random_walk_ns_per_access\" "
+            "\"mandelbrot_ns_per_iteration\" \"cpu_random_walk_ns_per_access\" \"comment\")");
 }
 
 // "gpurt_whole_sm": true gives every kernel of a spin benchmark a block that holds all of an
