@@ -21,8 +21,9 @@ std::string model_summary(const PerfParams& model) {
   std::string out;
   const Json params = to_json(model);
   for (const auto& [key, value] : params.items()) {
-    if (value.get<double>() == 0) continue;
+    if (!value.is_number() || value.get<double>() == 0) continue;
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", key, value.get<double>());
+    if (key == "memory_bandwidth") out += fmt::format(" ({})", to_string(model.memory_sharing));
   }
   return out;
 }

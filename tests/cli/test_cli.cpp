@@ -330,6 +330,7 @@ TEST_F(Cli, Platforms) {
   ASSERT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("wave_release 0.73"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cu_lock_threshold 12"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory_bandwidth 24 (at_start)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("switch_cost"), std::string::npos) << r.out;
   EXPECT_NE(cli("platforms rtx2080ti").out.find("performance model     ideal"), std::string::npos);
   r = cli("platforms rtx9999");

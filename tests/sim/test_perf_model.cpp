@@ -86,9 +86,10 @@ TEST(PerfModel, SpreadCostGrowsWithLog2OfTheSpan) {
   EXPECT_EQ(m.start(block(2, 0, 0, 8)).count(), 1300);  // 1 + 0.1·3
 }
 
-TEST(PerfModel, MemoryPartStretchesByDemandOverBandwidth) {
+TEST(PerfModel, AtStartTheMemoryPartStretchesByTheDemandAtTheBlocksStart) {
   PerfParams p;
   p.memory_bandwidth = 0.5;
+  p.memory_sharing = MemorySharing::at_start;
   PerfModel m(p, 4, 1, false);
   EXPECT_EQ(m.start(block(0, 0, 0.5)).count(), 1000);   // demand 0.5 <= 0.5
   EXPECT_EQ(m.start(block(1, 0, 0.5)).count(), 1500);   // 0.5 + 0.5·(1.0 / 0.5)
@@ -225,6 +226,7 @@ TEST(PerfModel, WcetBlocksCancelTheSpreadAndSkipTheBandwidth) {
   PerfParams q;
   q.switch_cost = 1;
   q.memory_bandwidth = 0.5;
+  q.memory_sharing = MemorySharing::at_start;
   PerfModel n(q, 2, 3, true);
   EXPECT_EQ(n.start(block(0, 1, 0.5)).count(), 1000);
   BlockStart w = block(1, 1, 0.5);
@@ -292,11 +294,116 @@ TEST(PerfModel, EngineChargesTheSwitchBetweenInstancesNotWithinOne) {
   EXPECT_EQ((test::kernel(k, "B").blocks[0].end - test::kernel(k, "B").blocks[0].start).count(), 1'000'000);
 }
 
+// Fluid sharing by hand, through the model's protocol with the engine (advance to each instant,
+// start and end blocks, reschedule, take the blocks an end event finds done), with bandwidth 1:
+// - A (1000 ns, fraction 1) from 0 and B (the same) from 500: alone A does 500 by 500, then each
+//   runs at half speed, so A's last 500 take until 1500; B has 500 done then, and alone again it
+//   ends at 2000. Judged at each start, A would end at 1000 and B (demand 2) at 2500.
+// - A (fraction 1) and B (fraction 0.5), both 1000 ns from 0: demand 1.5, so A runs at
+//   1/1.5 and B at 1/(0.5 + 0.5·1.5) = 0.8: B ends at 1250, when A has done 833.3; alone, A's
+//   last 166.7 end at 1417 (rounded up to the nanosecond).
+struct FluidRun {
+  explicit FluidRun(double bandwidth) : model(params(bandwidth), 4, 1, false) {}
+  static PerfParams params(double bandwidth) {
+    PerfParams p;
+    p.memory_bandwidth = bandwidth;
+    return p;
+  }
+  void start(std::int64_t at, int op, double memory, std::int64_t isolated = 1000) {
+    run_until(at);
+    BlockStart b = block(op, op, memory);
+    b.isolated = Nanos{isolated};
+    ASSERT_TRUE(model.fluid(b));
+    model.start_fluid(b, sim::FluidBlock{op, op, -1, Nanos{at}});
+    instant_done(at);
+  }
+  void instant_done(std::int64_t at) {
+    if (!model.fluid_dirty()) return;
+    model.reschedule(Nanos{at}, [&](int group, Nanos when) {
+      events.push_back({when.count(), seq, group});
+      return seq++;
+    });
+  }
+  // Handles every event up to `until` as the engine does (stale ones skipped).
+  void run_until(std::int64_t until) {
+    while (true) {
+      auto next = std::min_element(events.begin(), events.end());
+      if (next == events.end() || next->time > until) break;
+      const Event e = *next;
+      events.erase(next);
+      if (!model.fluid_event_current(e.group, e.seq)) continue;
+      model.advance(Nanos{e.time});
+      std::vector<sim::FluidBlock> done;
+      model.take_done(e.group, done);
+      for (const auto& f : done) {
+        ends.emplace_back(f.op, e.time);
+        model.end(f.sm, f.op, f.op == 1 ? memory_b : 1.0);
+      }
+      instant_done(e.time);
+    }
+    model.advance(Nanos{until});
+  }
+  struct Event {
+    std::int64_t time;
+    std::uint64_t seq;
+    int group;
+    bool operator<(const Event& o) const { return time != o.time ? time < o.time : seq < o.seq; }
+  };
+  PerfModel model;
+  std::vector<Event> events;
+  std::uint64_t seq = 0;
+  double memory_b = 1.0;
+  std::vector<std::pair<int, std::int64_t>> ends;  ///< (op, end time)
+};
+
+TEST(PerfModel, FluidSharingReSharesTheBandwidthAtEveryStartAndEnd) {
+  FluidRun late(1);
+  late.start(0, 0, 1.0);
+  late.start(500, 1, 1.0);
+  late.run_until(1'000'000);
+  EXPECT_EQ(late.ends, (std::vector<std::pair<int, std::int64_t>>{{0, 1500}, {1, 2000}}));
+
+  FluidRun mixed(1);
+  mixed.memory_b = 0.5;
+  mixed.start(0, 0, 1.0);
+  mixed.start(0, 1, 0.5);
+  mixed.run_until(1'000'000);
+  EXPECT_EQ(mixed.ends, (std::vector<std::pair<int, std::int64_t>>{{1, 1250}, {0, 1417}}));
+
+  // Within the bandwidth a fluid block runs its time exactly, as judged at its start.
+  FluidRun within(2);
+  within.start(0, 0, 1.0, 777);
+  within.start(0, 1, 1.0, 900);
+  within.run_until(1'000'000);
+  EXPECT_EQ(within.ends, (std::vector<std::pair<int, std::int64_t>>{{0, 777}, {1, 900}}));
+}
+
+// Fluid sharing needs each block's end as it comes; the AMD wavefront release schedules a block's
+// early steps at its start. A platform asking for both is refused, naming the setting.
+TEST(PerfModel, FluidSharingAndWaveReleaseAreRefusedTogether) {
+  const Json doc = parse_json(R"({"preset": "radeon-vii", "model": {"memory_sharing": "fluid"}})", "p.json");
+  try {
+    parse_platform(JsonNode(doc, "p.json"));
+    ADD_FAILURE() << "fluid sharing with wave_release accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.memory_sharing"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at_start"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(find_platform_preset("radeon-vii")->model.memory_sharing, MemorySharing::at_start);
+  PerfParams both;
+  both.memory_bandwidth = 1;
+  both.wave_release = 0.5;
+  EXPECT_THROW(PerfModel(both, 4, 1, false), Error);
+  both.memory_sharing = MemorySharing::at_start;
+  EXPECT_NO_THROW(PerfModel(both, 4, 1, false));
+}
+
 // A config's kernels feel bandwidth contention through the memory fraction their benchmark
 // declares: 4 SMs holding one 1,024-thread block each, bandwidth 2 (fully memory-bound SMs). With
-// fraction 1 the k-th block to start sees demand k, so blocks 3 and 4 run 3/2 and 4/2 times
-// longer (the kernel ends at 2 ms); with 0.5 the demand reaches only 2 (no block slows); timer_spin
-// declares nothing (0).
+// fraction 1 the demand is 4, twice the bandwidth: under fluid sharing every block runs at half
+// speed (each 2 ms); judged at each start (at_start) the k-th block to start sees demand k, so
+// blocks 3 and 4 run 3/2 and 4/2 times longer. Either way the kernel ends at 2 ms. With 0.5 the
+// demand reaches only 2 (no block slows); timer_spin declares nothing (0).
 TEST(PerfModel, ConfigsDeclareTheMemoryFractionBandwidthActsOn) {
   Platform p = *find_platform_preset("jetson-tx2");
   p.sms = 4;
@@ -314,11 +421,46 @@ TEST(PerfModel, ConfigsDeclareTheMemoryFractionBandwidthActsOn) {
       {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
        "block_count": 4, "additional_info": 1000000, "gpurt_sim": {"memory_fraction": 1}}]})",
                                         p);
-  std::vector<std::int64_t> durations;
-  for (const auto& b : test::kernel(full, "A").blocks) durations.push_back((b.end - b.start).count());
-  EXPECT_EQ(durations, (std::vector<std::int64_t>{1'000'000, 1'000'000, 1'500'000, 2'000'000}));
+  const auto durations = [](const SimResult& r) {
+    std::vector<std::int64_t> out;
+    for (const auto& b : test::kernel(r, "A").blocks) out.push_back((b.end - b.start).count());
+    return out;
+  };
+  EXPECT_EQ(durations(full), (std::vector<std::int64_t>{2'000'000, 2'000'000, 2'000'000, 2'000'000}));
   EXPECT_DOUBLE_EQ(last_end_ms(R"(, "gpurt_sim": {"memory_fraction": 0.5})"), 1.0);
   EXPECT_DOUBLE_EQ(last_end_ms(""), 1.0);
+  p.model.memory_sharing = MemorySharing::at_start;
+  EXPECT_DOUBLE_EQ(last_end_ms(R"(, "gpurt_sim": {"memory_fraction": 1})"), 2.0);
+  const SimResult at_start =
+      test::run_text(R"({"name": "mem", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
+       "block_count": 4, "additional_info": 1000000, "gpurt_sim": {"memory_fraction": 1}}]})",
+                     p);
+  EXPECT_EQ(durations(at_start), (std::vector<std::int64_t>{1'000'000, 1'000'000, 1'500'000, 2'000'000}));
+}
+
+// Through the engine, from a config: kernel A (one 1 ms block, memory fraction 1) from 0 and B
+// (the same) released at 0.5 ms, bandwidth 1 on 4 SMs: A ends at 1.5 ms and B at 2 ms (the first
+// case of FluidSharingReSharesTheBandwidthAtEveryStartAndEnd, in milliseconds). The busy time
+// counts each block's real time.
+TEST(PerfModel, EngineSharesBandwidthFluidlyBetweenKernels) {
+  Platform p = *find_platform_preset("jetson-tx2");
+  p.sms = 4;
+  p.max_threads = 1024;
+  p.model.memory_bandwidth = 1;
+  const SimResult r = test::run_text(R"({"name": "fluid", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
+       "block_count": 1, "additional_info": 1000000, "gpurt_sim": {"memory_fraction": 1}},
+      {"filename": "timer_spin.so", "log_name": "b.json", "label": "B", "thread_count": 1024,
+       "block_count": 1, "additional_info": 1000000, "release_time": 0.0005, "gpurt_sim": {"memory_fraction": 1}}]})",
+                                     p);
+  const auto& a = test::kernel(r, "A").blocks.at(0);
+  const auto& b = test::kernel(r, "B").blocks.at(0);
+  EXPECT_EQ(a.start.count(), 0);
+  EXPECT_EQ(a.end.count(), 1'500'000);
+  EXPECT_EQ(b.start.count(), 500'000);
+  EXPECT_EQ(b.end.count(), 2'000'000);
+  EXPECT_DOUBLE_EQ(r.stats.busy_thread_time, (1.5e6 + 1.5e6) * 1024);
 }
 
 TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
@@ -341,7 +483,7 @@ TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
   EXPECT_EQ(over.model, want);
   // Every field survives the file's round trip, the limits of the ranges included.
   Platform all = *find_platform_preset("radeon-vii");
-  all.model = PerfParams{0.1, 0.2, 0.3, 1e6, 0.4, 0.5, 4096, 7, 9, 0.6, 12, 511};
+  all.model = PerfParams{0.1, 0.2, 0.3, 1e6, MemorySharing::at_start, 0.4, 0.5, 4096, 7, 9, 0.6, 12, 511};
   EXPECT_EQ(parse_platform(JsonNode(parse_json(to_json(all).dump(), "r.json"), "r.json")).model, all.model);
   // Out of range, per key: the AMD dispatch rules on the radeon-vii (on an NVIDIA GPU they are
   // refused whatever their value, below, so a range check there would go untested).
@@ -352,6 +494,8 @@ TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
                                                      {"memory_bandwidth", "-1"},
                                                      {"memory_bandwidth", "2e6"},
                                                      {"memory_bandwidth", "1e-300"},
+                                                     {"memory_sharing", "\"both\""},
+                                                     {"memory_sharing", "1"},
                                                      {"host_cores", "1.5"},
                                                      {"host_cores", "-1"},
                                                      {"host_cores", "4097"},

@@ -1,11 +1,13 @@
 #include "gpurt/model/perf_params.hpp"
 
+#include <fmt/format.h>
+
 namespace gpurt {
 
 PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base) {
-  node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "jitter",
-                      "kernel_jitter", "host_cores", "host_slice_us", "block_dispatch_ns", "wave_release",
-                      "cu_lock_threshold", "lone_kernel_blocks", "comment"});
+  node.expect_object({"switch_cost", "coresidence_cost", "spread_cost", "memory_bandwidth", "memory_sharing",
+                      "jitter", "kernel_jitter", "host_cores", "host_slice_us", "block_dispatch_ns",
+                      "wave_release", "cu_lock_threshold", "lone_kernel_blocks", "comment"});
   PerfParams p = base;
   // Each is a fraction of a block's time (or a bandwidth); 100 bounds any product of them far
   // from overflow of a block time (blocks are at most ~10^12 ns: see scenario limits).
@@ -25,6 +27,16 @@ PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base) {
     if (!(p.memory_bandwidth == 0 ||
           (p.memory_bandwidth >= kMinMemoryBandwidth && p.memory_bandwidth <= 1e6)))
       v->fail("must be 0 (unlimited) or in 0.01..1000000 (memory-bound blocks served at full speed)");
+  }
+  if (auto v = node.find("memory_sharing")) {
+    const std::string sharing = v->as_string();
+    if (sharing == "fluid") {
+      p.memory_sharing = MemorySharing::fluid;
+    } else if (sharing == "at_start") {
+      p.memory_sharing = MemorySharing::at_start;
+    } else {
+      v->fail("must be \"fluid\" or \"at_start\"");
+    }
   }
   if (auto v = node.find("host_cores")) {
     p.host_cores = v->as_number();
@@ -56,7 +68,22 @@ PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base) {
           p.lone_kernel_blocks == static_cast<double>(static_cast<std::int64_t>(p.lone_kernel_blocks))))
       v->fail("must be a whole number in 0..1000000000 (resident blocks of a kernel alone; 0: off)");
   }
+  // The wavefront release frees a block's SIMDs in steps before its end, so it needs the end when
+  // the block starts; fluid sharing knows it only as it comes.
+  if (p.memory_sharing == MemorySharing::fluid && p.memory_bandwidth > 0 && p.wave_release > 0) {
+    const auto where = node.find("memory_sharing") ? *node.find("memory_sharing")
+                       : node.find("wave_release") ? *node.find("wave_release")
+                                                   : node;
+    where.fail(
+        fmt::format("fluid memory sharing (memory_bandwidth {}) cannot be combined with wave_release {}: "
+                    "set \"memory_sharing\": \"at_start\", or wave_release 0",
+                    p.memory_bandwidth, p.wave_release));
+  }
   return p;
+}
+
+std::string_view to_string(MemorySharing sharing) noexcept {
+  return sharing == MemorySharing::fluid ? "fluid" : "at_start";
 }
 
 Json to_json(const PerfParams& p) {
@@ -64,6 +91,7 @@ Json to_json(const PerfParams& p) {
               {"coresidence_cost", p.coresidence_cost},
               {"spread_cost", p.spread_cost},
               {"memory_bandwidth", p.memory_bandwidth},
+              {"memory_sharing", std::string(to_string(p.memory_sharing))},
               {"jitter", p.jitter},
               {"kernel_jitter", p.kernel_jitter},
               {"host_cores", p.host_cores},

@@ -6,9 +6,24 @@
 // fitted to in docs/validation.md.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
 #include "gpurt/core/json.hpp"
 
 namespace gpurt {
+
+/// How blocks share PerfParams::memory_bandwidth (a platform file's "memory_sharing").
+enum class MemorySharing : std::uint8_t {
+  /// Processor sharing: while the resident blocks' summed memory fractions D exceed the
+  /// bandwidth, every memory-bound block's memory part runs at bandwidth/D of its full speed, and
+  /// the share changes whenever a block starts or ends (sim/perf_model.cpp).
+  fluid,
+  /// D is judged once, at the block's start, and holds for its whole time: an approximation
+  /// (blocks that start in one instant see a growing D in turn), kept for the radeon-vii preset,
+  /// whose values were fitted under it and whose wavefront release needs a block's end at its start.
+  at_start,
+};
 
 struct PerfParams {
   /// Per-SM locality: a block whose SM last ran a block of another working set (another task's
@@ -23,10 +38,13 @@ struct PerfParams {
   /// synchronisation and L2 traffic; FFT/SMLP Obs. III-1).
   double spread_cost = 0;
   /// Memory bandwidth, in fully memory-bound SMs the device feeds at full speed (0: unlimited).
-  /// A block whose kernel declares memory fraction m starts when the resident blocks' summed
-  /// fractions D (itself included) exceed it: its memory part m runs D/memory_bandwidth times
-  /// longer (Dissertation Table 4.1's contention cells).
+  /// While the resident blocks' summed memory fractions D (of the kernels' declared memory
+  /// fractions m) exceed it, a block's memory part m runs D/memory_bandwidth times
+  /// longer (Dissertation Table 4.1's contention cells). How D is judged: memory_sharing.
   double memory_bandwidth = 0;
+  /// How blocks share memory_bandwidth: fluid (the default) or at_start; fluid cannot be combined
+  /// with wave_release (a platform with both is refused).
+  MemorySharing memory_sharing = MemorySharing::fluid;
   /// Run-to-run variability: a block's time is multiplied by 1 + U, U uniform in [0, jitter],
   /// drawn from the simulation's seed (same seed, same bytes).
   double jitter = 0;
@@ -100,6 +118,7 @@ inline constexpr double kMinMemoryBandwidth = 0.01;
 /// Reads a "model" object (keys as the fields above) over `base`: absent keys keep base's value
 /// (a platform file's model over its preset's; 0 when there is none). Throws InputError.
 PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base = {});
+std::string_view to_string(MemorySharing sharing) noexcept;
 Json to_json(const PerfParams& params);
 
 }  // namespace gpurt

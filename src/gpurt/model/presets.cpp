@@ -42,6 +42,13 @@ constexpr double kRadeonViiCuLockThreshold = 12;
 // thread).
 constexpr double kRadeonViiLoneKernelBlocks = 511;
 
+// H200 memory bandwidth, in memory-bound blocks served at full speed, shared fluidly: fitted by
+// `gpurt calibrate` to the random walks measured on an H200 (docs/data/h200/calibration: 1,056
+// walking blocks at once ran 9.84 ms against 0.986 ms alone; docs/measured-h200.md
+// "Calibration on the H200"). Spread cost and jitter were fitted too, to 0 (timer_spin ran to
+// within 2 ns). Only kernels that declare a memory fraction feel it (the walks do).
+constexpr double kH200MemoryBandwidth = 110.67;
+
 std::array<Platform, 9> presets() {
   return {{
       // Pascal GP104, compute capability 6.1: one SM per TPC.
@@ -124,8 +131,11 @@ std::array<Platform, 9> with_models() {
       p.model.switch_cost = kRtx3060tiSwitchCost;
       p.model.jitter = kRtx3060tiJitter;
     }
+    if (p.id == "h200") p.model.memory_bandwidth = kH200MemoryBandwidth;
     if (p.id == "radeon-vii") {
       p.model.memory_bandwidth = kRadeonViiMemoryBandwidth;
+      // Fitted under bandwidth judged at each block's start (the wavefront release needs it).
+      p.model.memory_sharing = MemorySharing::at_start;
       p.model.wave_release = kRadeonViiWaveRelease;
       p.model.kernel_jitter = kRadeonViiKernelJitter;
       p.model.cu_lock_threshold = kRadeonViiCuLockThreshold;

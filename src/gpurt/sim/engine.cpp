@@ -246,21 +246,31 @@ void Simulator::start_block(int id, int sm) {
   }
   const Stream& stream = _streams[static_cast<std::size_t>(op.stream)];
   const int mask_sms = op.mask.empty() ? stream.mask_sms : op.mask_sms;
-  duration =
-      _perf.start(BlockStart{duration, sm, op.locality, std::min(op.blocks, mask_sms), op.memory_fraction,
-                             op.wcet_time, op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block),
-                             static_cast<std::uint64_t>(op.seq), op.min_time});
+  const BlockStart block{duration,
+                         sm,
+                         op.locality,
+                         std::min(op.blocks, mask_sms),
+                         op.memory_fraction,
+                         op.wcet_time,
+                         op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block),
+                         static_cast<std::uint64_t>(op.seq),
+                         op.min_time};
+  // A block sharing memory bandwidth fluidly ends when the model says (handle, fluid_end): its
+  // record's end and its busy time are filled in then.
+  const bool fluid = _perf.fluid(block);
+  if (!fluid) duration = _perf.start(block);
   if (op.running++ == 0) ++_kernels_running;
-  _stats.busy_thread_time += static_cast<double>(duration.count()) * op.shape.threads;
+  if (!fluid) _stats.busy_thread_time += static_cast<double>(duration.count()) * op.shape.threads;
   Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
   ++ctx.running_blocks;
   if (ctx.sm_limit > 0 && ctx.resident[static_cast<std::size_t>(sm)]++ == 0) ++ctx.sms_in_use;
-  if (op.record >= 0) {
+  std::int64_t record = -1;
+  if (op.record >= 0 && !_scenario.omit_block_times) {
     auto& blocks = _records[static_cast<std::size_t>(op.record)].blocks;
-    if (!_scenario.omit_block_times) {
-      blocks.push_back(BlockRecord{_now, _now + duration, sm});  // blocks start in index order
-    }
+    record = static_cast<std::int64_t>(blocks.size());
+    blocks.push_back(BlockRecord{_now, fluid ? _now : _now + duration, sm});  // blocks start in index order
   }
+  if (fluid) _perf.start_fluid(block, FluidBlock{id, sm, record, _now});
   if (++_stats.blocks > static_cast<std::uint64_t>(_scenario.sim.max_blocks)) {
     // Bounds time and memory: a 2^31-block grid would otherwise run (and record) every block.
     throw Error(fmt::format(
@@ -270,8 +280,37 @@ void Simulator::start_block(int id, int sm) {
         _scenario.source, _scenario.sim.max_blocks, static_cast<double>(_now.count()) / 1e9,
         _scenario.sim.max_blocks));
   }
+  if (fluid) return;
   if (_amd && _perf.params().wave_release > 0) schedule_wave_steps(id, sm, duration);
   schedule(_now + duration, EventKind::block_end, id, sm);
+}
+
+void Simulator::finish_block(int id, int sm) {
+  Op& op = _ops[static_cast<std::size_t>(id)];
+  release_block(id, sm);
+  _perf.end(sm, op.locality, op.memory_fraction);
+  if (_blocked_op >= 0) {
+    // A list of distinct SMs (a huge blocked grid would otherwise grow it by one entry a
+    // block end and rescan it for every block placed: quadratic time).
+    if (_freed_listed.empty()) _freed_listed.assign(static_cast<std::size_t>(_platform.sms), 0);
+    if (!_freed_listed[static_cast<std::size_t>(sm)]) {
+      _freed_listed[static_cast<std::size_t>(sm)] = 1;
+      _freed_since_block.push_back(sm);
+    }
+  }
+  Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
+  --ctx.running_blocks;
+  if (ctx.sm_limit > 0 && --ctx.resident[static_cast<std::size_t>(sm)] == 0) --ctx.sms_in_use;
+  if (--op.running == 0) --_kernels_running;
+  if (++op.done_blocks == op.blocks) complete(id);
+}
+
+void Simulator::reschedule_fluid() {
+  _perf.reschedule(_now, [&](int group, Nanos at) {
+    const std::uint64_t seq = _event_seq;
+    schedule(at, EventKind::fluid_end, group);
+    return seq;
+  });
 }
 
 // Rules B1/B2/C: only the head of the primary queue dispatches, block by block, while some
@@ -391,24 +430,19 @@ void Simulator::handle(const Event& e) {
   ++_stats.events;
   if (e.kind != EventKind::wave_end) _dispatch_due = true;
   switch (e.kind) {
-    case EventKind::block_end: {
-      Op& op = _ops[static_cast<std::size_t>(e.a)];
-      release_block(e.a, e.b);
-      _perf.end(e.b, op.locality, op.memory_fraction);
-      if (_blocked_op >= 0) {
-        // A list of distinct SMs (a huge blocked grid would otherwise grow it by one entry a
-        // block end and rescan it for every block placed: quadratic time).
-        if (_freed_listed.empty()) _freed_listed.assign(static_cast<std::size_t>(_platform.sms), 0);
-        if (!_freed_listed[static_cast<std::size_t>(e.b)]) {
-          _freed_listed[static_cast<std::size_t>(e.b)] = 1;
-          _freed_since_block.push_back(e.b);
-        }
+    case EventKind::block_end:
+      finish_block(e.a, e.b);
+      break;
+    case EventKind::fluid_end: {
+      _fluid_done.clear();
+      _perf.take_done(e.a, _fluid_done);
+      for (const FluidBlock& f : _fluid_done) {
+        const Op& op = _ops[static_cast<std::size_t>(f.op)];
+        _stats.busy_thread_time += static_cast<double>((_now - f.started).count()) * op.shape.threads;
+        if (f.record >= 0)
+          _records[static_cast<std::size_t>(op.record)].blocks[static_cast<std::size_t>(f.record)].end = _now;
+        finish_block(f.op, f.sm);
       }
-      Context& ctx = _contexts[static_cast<std::size_t>(op.context)];
-      --ctx.running_blocks;
-      if (ctx.sm_limit > 0 && --ctx.resident[static_cast<std::size_t>(e.b)] == 0) --ctx.sms_in_use;
-      if (--op.running == 0) --_kernels_running;
-      if (++op.done_blocks == op.blocks) complete(e.a);
       break;
     }
     case EventKind::op_end: {
@@ -473,16 +507,33 @@ SimResult Simulator::run() {
   while (!_events.empty()) {
     const Nanos t = _events.top().time;
     if (_options.horizon.count() > 0 && t > _options.horizon) break;
+    if (_events.top().kind == EventKind::fluid_end &&
+        !_perf.fluid_event_current(_events.top().a, _events.top().seq)) {
+      _events.pop();  // a fluid group's end that a later start or end moved: its replacement is queued
+      continue;
+    }
     _now = t;
+    _perf.advance(t);  // the fluid clocks, at the speeds since the previous instant
     while (!_events.empty() && _events.top().time == t) {
       const Event e = _events.top();
       _events.pop();
+      if (e.kind == EventKind::fluid_end && !_perf.fluid_event_current(e.a, e.seq)) continue;
       handle(e);
     }
     if (_dispatch_due) dispatch();
     _dispatch_due = false;
+    if (_perf.fluid_dirty()) reschedule_fluid();
     _stats.end_time = t;
   }
+  // A run cut at its horizon: the fluid blocks still running end, in their records, when the
+  // speeds of its last instant would end them (a fixed-time block's record holds its end too).
+  std::vector<std::pair<FluidBlock, Nanos>> running;
+  _perf.project_running(_now, running);
+  for (const auto& [f, end] : running)
+    if (f.record >= 0)
+      _records[static_cast<std::size_t>(_ops[static_cast<std::size_t>(f.op)].record)]
+          .blocks[static_cast<std::size_t>(f.record)]
+          .end = end;
   // Work left in a queue with no event pending can never run.
   if (_options.horizon.count() == 0) {
     for (const Stream& s : _streams) {

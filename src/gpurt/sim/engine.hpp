@@ -28,7 +28,8 @@ enum class EventKind : std::uint8_t {
   switch_done,
   driver_wake,
   dispatch_wake,  ///< an AMD ACE may hand out its next block (PerfParams::block_dispatch_ns)
-  wave_end        ///< AMD: some wavefronts of a block end early (PerfParams::wave_release)
+  wave_end,       ///< AMD: some wavefronts of a block end early (PerfParams::wave_release)
+  fluid_end       ///< blocks sharing memory bandwidth fluidly end (a: their group in PerfModel)
 };
 
 struct Event {
@@ -212,6 +213,11 @@ class Simulator {
   void dispatch();
   void dispatch_context(int context);
   void start_block(int op, int sm);
+  /// A block of `op` on `sm` has ended: frees its resources, completes its kernel after its last.
+  void finish_block(int op, int sm);
+  /// PerfModel::reschedule: the fluid groups' ends after this instant's starts and ends.
+  void reschedule_fluid();
+  std::vector<FluidBlock> _fluid_done;  ///< scratch of handle(fluid_end)
   void update_slicing();
   // AMD GCN dispatch (Dissertation §4.2.2; amd_dispatch.cpp): hardware queues with CU masks,
   // ACEs dealing blocks to SEs in block order, workload managers that let blocks cut ahead.

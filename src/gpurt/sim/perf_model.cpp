@@ -4,7 +4,19 @@
 #include <cmath>
 #include <limits>
 
+#include "gpurt/core/error.hpp"
+
 namespace gpurt::sim {
+
+namespace {
+
+// Min-heap order of running fluid blocks: earliest finish first, then start order.
+template <class R>
+bool later(const R& x, const R& y) noexcept {
+  return x.finish != y.finish ? x.finish > y.finish : x.order > y.order;
+}
+
+}  // namespace
 
 PerfModel::PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool worst_case)
     : _p(params),
@@ -12,10 +24,16 @@ PerfModel::PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool
       _worst(worst_case),
       _seed(seed),
       _last(static_cast<std::size_t>(sms), -1),
-      _resident(static_cast<std::size_t>(sms)) {}
+      _resident(static_cast<std::size_t>(sms)) {
+  _fluid = !_ideal && _p.memory_bandwidth > 0 && _p.memory_sharing == MemorySharing::fluid;
+  // parse_perf_params refuses the pair; a caller that sets fields directly must too.
+  if (_fluid && _p.wave_release > 0)
+    throw Error(
+        "performance model: fluid memory sharing cannot be combined with wave_release "
+        "(set memory_sharing to at_start)");
+}
 
-Nanos PerfModel::start(const BlockStart& b) {
-  if (_ideal) return b.isolated;
+double PerfModel::factor_before_bandwidth(const BlockStart& b) {
   const auto sm = static_cast<std::size_t>(b.sm);
   double factor = 1.0;
   // Per-SM locality: a cold SM after another working set, and sharing the SM with one. Only a
@@ -38,11 +56,6 @@ Nanos PerfModel::start(const BlockStart& b) {
   // Spreading over more SMs costs synchronisation and L2 traffic.
   if (b.span > 1 && _p.spread_cost != 0)
     factor *= 1.0 + _p.spread_cost * std::log2(static_cast<double>(b.span));
-  // Memory bandwidth: the memory-bound part stretches by demand / bandwidth while demand exceeds
-  // it (evaluated at the block's start: an approximation of fluid sharing, docs/simulator.md).
-  _demand += b.memory_fraction;
-  if (_p.memory_bandwidth > 0 && b.memory_fraction > 0 && _demand > _p.memory_bandwidth && !b.wcet)
-    factor *= 1.0 - b.memory_fraction + b.memory_fraction * (_demand / _p.memory_bandwidth);
   // Run-to-run variability: U in [0, 1) from the seed and the block's key alone.
   std::uint64_t state = _seed ^ (b.key * 0x9E3779B97F4A7C15ULL);
   const double u = _worst ? 1.0 : static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
@@ -52,6 +65,19 @@ Nanos PerfModel::start(const BlockStart& b) {
     const double uk = _worst ? 1.0 : static_cast<double>(splitmix64(kstate) >> 11) * 0x1.0p-53;
     factor *= 1.0 + _p.kernel_jitter * uk;
   }
+  return factor;
+}
+
+Nanos PerfModel::start(const BlockStart& b) {
+  if (_ideal) return b.isolated;
+  double factor = factor_before_bandwidth(b);
+  // Memory bandwidth judged at the block's start (at_start): the memory-bound part stretches by
+  // demand / bandwidth while demand exceeds it. Under fluid sharing only a WCET block (whose
+  // time holds its contention) comes here, and it adds to the demand all the same.
+  if (b.memory_fraction > 0) _fluid_dirty = _fluid;
+  _demand += b.memory_fraction;
+  if (!_fluid && _p.memory_bandwidth > 0 && b.memory_fraction > 0 && _demand > _p.memory_bandwidth && !b.wcet)
+    factor *= 1.0 - b.memory_fraction + b.memory_fraction * (_demand / _p.memory_bandwidth);
   if (b.wcet) {
     // The WCET already holds the worst of every draw: scale down by the worst factor (the
     // spread factor, known exactly, cancels).
@@ -69,6 +95,25 @@ Nanos PerfModel::start(const BlockStart& b) {
   return Nanos{static_cast<std::int64_t>(std::clamp(ns, 1.0, cap))};
 }
 
+void PerfModel::start_fluid(const BlockStart& b, const FluidBlock& payload) {
+  // Its work in isolated nanoseconds (whole, as a block's time alone): what its group's clock
+  // must advance by before it ends.
+  const double work =
+      std::max(1.0, std::ceil(static_cast<double>(b.isolated.count()) * factor_before_bandwidth(b)));
+  _demand += b.memory_fraction;
+  _fluid_dirty = true;
+  auto g = std::find_if(_groups.begin(), _groups.end(),
+                        [&](const Group& x) { return x.memory_fraction == b.memory_fraction; });
+  if (g == _groups.end()) {
+    _groups.push_back(Group{});
+    g = _groups.end() - 1;
+    g->memory_fraction = b.memory_fraction;
+  }
+  if (g->heap.empty()) g->clock = 0;  // only differences matter: keep the clock small and exact
+  g->heap.push_back(Running{g->clock + work, _fluid_order++, payload});
+  std::push_heap(g->heap.begin(), g->heap.end(), later<Running>);
+}
+
 void PerfModel::end(int sm, int locality, double memory_fraction) {
   if (_ideal) return;
   if (_p.coresidence_cost != 0) {
@@ -76,7 +121,47 @@ void PerfModel::end(int sm, int locality, double memory_fraction) {
     auto mine = std::find_if(here.begin(), here.end(), [&](const auto& r) { return r.first == locality; });
     if (mine != here.end() && --mine->second == 0) here.erase(mine);
   }
+  if (memory_fraction > 0) _fluid_dirty = _fluid;
   _demand = std::max(0.0, _demand - memory_fraction);
+}
+
+double PerfModel::speed(double m) const noexcept {
+  const double stretch = std::max(1.0, _demand / _p.memory_bandwidth);
+  return 1.0 / (1.0 - m + m * stretch);
+}
+
+void PerfModel::advance(Nanos now) {
+  if (now <= _clock_time) return;
+  const auto elapsed = static_cast<double>((now - _clock_time).count());
+  for (Group& g : _groups)
+    if (!g.heap.empty()) g.clock += elapsed * g.speed;
+  _clock_time = now;
+}
+
+Nanos PerfModel::remaining(const Group& g, const Running& r) const noexcept {
+  const double ns = std::ceil((r.finish - g.clock) / g.speed);
+  constexpr double cap = static_cast<double>(std::numeric_limits<std::int64_t>::max() / 4);
+  return Nanos{static_cast<std::int64_t>(std::clamp(ns, 1.0, cap))};
+}
+
+void PerfModel::take_done(int group, std::vector<FluidBlock>& out) {
+  Group& g = _groups[static_cast<std::size_t>(group)];
+  g.event_time = Nanos{-1};
+  // The event was set for the earliest block's end, rounded up to a nanosecond: it is done. So is
+  // every other whose finish the clock has reached, within the clock's rounding.
+  const double reached = g.clock + 1e-6 + 1e-15 * std::abs(g.clock);
+  bool first = true;
+  while (!g.heap.empty() && (first || g.heap.front().finish <= reached)) {
+    first = false;
+    std::pop_heap(g.heap.begin(), g.heap.end(), later<Running>);
+    out.push_back(g.heap.back().payload);
+    g.heap.pop_back();
+  }
+}
+
+void PerfModel::project_running(Nanos now, std::vector<std::pair<FluidBlock, Nanos>>& out) const {
+  for (const Group& g : _groups)
+    for (const Running& r : g.heap) out.emplace_back(r.payload, now + remaining(g, r));
 }
 
 }  // namespace gpurt::sim
