@@ -13,6 +13,7 @@
 
 #include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
 #include "gpurt/model/cufft_model.hpp"
 #include "gpurt/sim/fft_sim.hpp"
 #include "gpurt/sim/perf_model.hpp"
@@ -318,40 +319,24 @@ struct FluidRun {
     instant_done(at);
   }
   void instant_done(std::int64_t at) {
-    if (!model.fluid_dirty()) return;
-    model.reschedule(Nanos{at}, [&](int group, Nanos when) {
-      events.push_back({when.count(), seq, group});
-      return seq++;
-    });
+    if (model.fluid_dirty()) model.reschedule(Nanos{at});
   }
-  // Handles every event up to `until` as the engine does (stale ones skipped).
+  // Takes every fluid end up to `until` as the engine does.
   void run_until(std::int64_t until) {
-    while (true) {
-      auto next = std::min_element(events.begin(), events.end());
-      if (next == events.end() || next->time > until) break;
-      const Event e = *next;
-      events.erase(next);
-      if (!model.fluid_event_current(e.group, e.seq)) continue;
-      model.advance(Nanos{e.time});
+    while (model.next_end().count() >= 0 && model.next_end().count() <= until) {
+      const Nanos at = model.next_end();
+      model.advance(at);
       std::vector<sim::FluidBlock> done;
-      model.take_done(e.group, done);
+      EXPECT_EQ(model.take_due(at, done), 1);
       for (const auto& f : done) {
-        ends.emplace_back(f.op, e.time);
+        ends.emplace_back(f.op, at.count());
         model.end(f.sm, f.op, f.op == 1 ? memory_b : 1.0);
       }
-      instant_done(e.time);
+      instant_done(at.count());
     }
     model.advance(Nanos{until});
   }
-  struct Event {
-    std::int64_t time;
-    std::uint64_t seq;
-    int group;
-    bool operator<(const Event& o) const { return time != o.time ? time < o.time : seq < o.seq; }
-  };
   PerfModel model;
-  std::vector<Event> events;
-  std::uint64_t seq = 0;
   double memory_b = 1.0;
   std::vector<std::pair<int, std::int64_t>> ends;  ///< (op, end time)
 };
@@ -378,24 +363,69 @@ TEST(PerfModel, FluidSharingReSharesTheBandwidthAtEveryStartAndEnd) {
   EXPECT_EQ(within.ends, (std::vector<std::pair<int, std::int64_t>>{{0, 777}, {1, 900}}));
 }
 
-// Fluid sharing needs each block's end as it comes; the AMD wavefront release schedules a block's
-// early steps at its start. A platform asking for both is refused, naming the setting.
-TEST(PerfModel, FluidSharingAndWaveReleaseAreRefusedTogether) {
-  const Json doc = parse_json(R"({"preset": "radeon-vii", "model": {"memory_sharing": "fluid"}})", "p.json");
-  try {
-    parse_platform(JsonNode(doc, "p.json"));
-    ADD_FAILURE() << "fluid sharing with wave_release accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("model.memory_sharing"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("at_start"), std::string::npos) << e.what();
+// Fluid sharing with the AMD wavefront release: a block's early steps come back from the model at
+// the same fractions of its work as the fixed-time path schedules them. One block of fraction 1,
+// 1000 ns alone, bandwidth 0.5 with nothing else running (its own demand 1: half speed, 2000 ns),
+// wave_release 0.5 and three early steps: done at 1 - 0.5 · 3/3, 2/3, 1/3 of its work, so at 1000,
+// 1333.3 and 1666.7 ns, rounded up, and the end at 2000.
+TEST(PerfModel, FluidBlocksReleaseTheirWavefrontsAtTheirWorksFractions) {
+  PerfParams p;
+  p.memory_bandwidth = 0.5;
+  p.wave_release = 0.5;
+  PerfModel m(p, 1, 1, false);
+  BlockStart b = block(0, 0, 1.0);
+  ASSERT_TRUE(m.fluid(b));
+  m.start_fluid(b, sim::FluidBlock{7, 0, -1, Nanos{0}}, 3);
+  std::vector<std::pair<int, std::int64_t>> seen;  // (step, time)
+  m.reschedule(Nanos{0});
+  for (int round = 0; round < 10 && m.next_end().count() >= 0; ++round) {
+    const Nanos at = m.next_end();
+    m.advance(at);
+    std::vector<sim::FluidBlock> done;
+    m.take_due(at, done);
+    for (const auto& f : done) {
+      EXPECT_EQ(f.op, 7);
+      seen.emplace_back(f.step, at.count());
+    }
+    EXPECT_TRUE(m.fluid_dirty());  // a step changes no demand, yet the next needs its end
+    m.reschedule(at);
   }
-  EXPECT_EQ(find_platform_preset("radeon-vii")->model.memory_sharing, MemorySharing::at_start);
-  PerfParams both;
-  both.memory_bandwidth = 1;
-  both.wave_release = 0.5;
-  EXPECT_THROW(PerfModel(both, 4, 1, false), Error);
-  both.memory_sharing = MemorySharing::at_start;
-  EXPECT_NO_THROW(PerfModel(both, 4, 1, false));
+  EXPECT_EQ(seen, (std::vector<std::pair<int, std::int64_t>>{{0, 1000}, {1, 1334}, {2, 1667}, {-1, 2000}}));
+}
+
+// Where the demand never exceeds the bandwidth, fluid sharing changes nothing, also on the AMD path
+// with its wavefront release: Table 4.1's MM1024 vs MM256 under full sharing, every kernel
+// declaring memory fraction 0.5, on the radeon-vii preset with a bandwidth no demand reaches,
+// gives the same block starts and ends under either sharing (each early wavefront step at the same
+// nanosecond too, or the next blocks would start elsewhere or later).
+TEST(PerfModel, FluidSharingWithinTheBandwidthChangesNothingOnTheAmdPath) {
+  std::string config =
+      read_text_file(std::string(GPURT_SOURCE_DIR) + "/examples/amd/mm1024_vs_mm256_full.json");
+  for (std::size_t at = 0; (at = config.find("\"additional_info\"", at)) != std::string::npos; at += 40)
+    config.insert(at, R"("gpurt_sim": {"memory_fraction": 0.5}, )");
+  config.replace(config.find("\"max_time\": 0.5,"), 17, R"("max_time": 0.05,)");
+  Platform p = *find_platform_preset("radeon-vii");
+  p.model.memory_bandwidth = 1e6;
+  const auto blocks = [&](MemorySharing sharing) {
+    p.model.memory_sharing = sharing;
+    std::vector<std::int64_t> out;
+    for (const auto& inst : test::run_text(config, p).trace.instances)
+      for (const auto& it : inst.iterations)
+        for (const auto& k : it.kernels)
+          for (const auto& b : k.blocks) out.insert(out.end(), {b.start.count(), b.end.count(), b.sm});
+    return out;
+  };
+  const auto at_start = blocks(MemorySharing::at_start);
+  EXPECT_GT(at_start.size(), 3u * 4096);
+  const auto fluid = blocks(MemorySharing::fluid);
+  ASSERT_EQ(fluid.size(), at_start.size());
+  const auto differ = std::mismatch(fluid.begin(), fluid.end(), at_start.begin());
+  EXPECT_TRUE(differ.first == fluid.end())
+      << "block " << (differ.first - fluid.begin()) / 3 << " (start, end, CU) differs: fluid "
+      << fluid[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3)] << ", "
+      << fluid[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3 + 1)] << ", at_start "
+      << at_start[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3)] << ", "
+      << at_start[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3 + 1)];
 }
 
 // A config's kernels feel bandwidth contention through the memory fraction their benchmark

@@ -68,17 +68,6 @@ PerfParams parse_perf_params(const JsonNode& node, const PerfParams& base) {
           p.lone_kernel_blocks == static_cast<double>(static_cast<std::int64_t>(p.lone_kernel_blocks))))
       v->fail("must be a whole number in 0..1000000000 (resident blocks of a kernel alone; 0: off)");
   }
-  // The wavefront release frees a block's SIMDs in steps before its end, so it needs the end when
-  // the block starts; fluid sharing knows it only as it comes.
-  if (p.memory_sharing == MemorySharing::fluid && p.memory_bandwidth > 0 && p.wave_release > 0) {
-    const auto where = node.find("memory_sharing") ? *node.find("memory_sharing")
-                       : node.find("wave_release") ? *node.find("wave_release")
-                                                   : node;
-    where.fail(
-        fmt::format("fluid memory sharing (memory_bandwidth {}) cannot be combined with wave_release {}: "
-                    "set \"memory_sharing\": \"at_start\", or wave_release 0",
-                    p.memory_bandwidth, p.wave_release));
-  }
   return p;
 }
 

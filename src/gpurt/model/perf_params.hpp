@@ -21,7 +21,7 @@ enum class MemorySharing : std::uint8_t {
   fluid,
   /// D is judged once, at the block's start, and holds for its whole time: an approximation
   /// (blocks that start in one instant see a growing D in turn), kept for the radeon-vii preset,
-  /// whose values were fitted under it and whose wavefront release needs a block's end at its start.
+  /// whose values were fitted under it.
   at_start,
 };
 
@@ -42,8 +42,7 @@ struct PerfParams {
   /// fractions m) exceed it, a block's memory part m runs D/memory_bandwidth times
   /// longer (Dissertation Table 4.1's contention cells). How D is judged: memory_sharing.
   double memory_bandwidth = 0;
-  /// How blocks share memory_bandwidth: fluid (the default) or at_start; fluid cannot be combined
-  /// with wave_release (a platform with both is refused).
+  /// How blocks share memory_bandwidth: fluid (the default) or at_start.
   MemorySharing memory_sharing = MemorySharing::fluid;
   /// Run-to-run variability: a block's time is multiplied by 1 + U, U uniform in [0, jitter],
   /// drawn from the simulation's seed (same seed, same bytes).

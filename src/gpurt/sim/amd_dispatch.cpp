@@ -186,6 +186,8 @@ BlockShape wave_part(const BlockShape& s, int step, int steps) {
 
 }  // namespace
 
+int amd_wave_steps(const BlockShape& shape) { return wave_steps(shape); }
+
 void Simulator::schedule_wave_steps(int id, int sm, Nanos duration) {
   const int steps = wave_steps(_ops[static_cast<std::size_t>(id)].shape);
   const double spread = _perf.params().wave_release * static_cast<double>(duration.count());

@@ -71,12 +71,14 @@ int Simulator::new_op(Op op) {
   return static_cast<int>(_ops.size()) - 1;
 }
 
+namespace {
+constexpr const char* kPastMaxTime =
+    "simulation stopped: simulated time would pass 10^9 s (the simulator's bound, which keeps every "
+    "time sum within 64 bits); shorten the scenario's durations, iterations or max_time";
+}  // namespace
+
 void Simulator::schedule(Nanos at, EventKind kind, int a, int b) {
-  if (at > kMaxSimulatedTime) {
-    throw Error(
-        "simulation stopped: simulated time would pass 10^9 s (the simulator's bound, which keeps every "
-        "time sum within 64 bits); shorten the scenario's durations, iterations or max_time");
-  }
+  if (at > kMaxSimulatedTime) throw Error(kPastMaxTime);
   // The event queue is monotone (sim/event_queue.hpp): nothing may happen before now.
   if (at < _now)
     throw Error(fmt::format("internal error: an event scheduled at {} ns, before the simulated time {} ns",
@@ -255,7 +257,7 @@ void Simulator::start_block(int id, int sm) {
                          op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block),
                          static_cast<std::uint64_t>(op.seq),
                          op.min_time};
-  // A block sharing memory bandwidth fluidly ends when the model says (handle, fluid_end): its
+  // A block sharing memory bandwidth fluidly ends when the model says (finish_fluid): its
   // record's end and its busy time are filled in then.
   const bool fluid = _perf.fluid(block);
   if (!fluid) duration = _perf.start(block);
@@ -270,7 +272,11 @@ void Simulator::start_block(int id, int sm) {
     record = static_cast<std::int64_t>(blocks.size());
     blocks.push_back(BlockRecord{_now, fluid ? _now : _now + duration, sm});  // blocks start in index order
   }
-  if (fluid) _perf.start_fluid(block, FluidBlock{id, sm, record, _now});
+  if (fluid) {
+    // Its early wavefront steps (PerfParams::wave_release) come back from the model too.
+    const int early = _amd && _perf.params().wave_release > 0 ? amd_wave_steps(op.shape) - 1 : 0;
+    _perf.start_fluid(block, FluidBlock{id, sm, record, _now}, early);
+  }
   if (++_stats.blocks > static_cast<std::uint64_t>(_scenario.sim.max_blocks)) {
     // Bounds time and memory: a 2^31-block grid would otherwise run (and record) every block.
     throw Error(fmt::format(
@@ -305,12 +311,26 @@ void Simulator::finish_block(int id, int sm) {
   if (++op.done_blocks == op.blocks) complete(id);
 }
 
+void Simulator::finish_fluid() {
+  _fluid_done.clear();
+  _stats.events += static_cast<std::uint64_t>(_perf.take_due(_now, _fluid_done));
+  for (const FluidBlock& f : _fluid_done) {
+    if (f.step >= 0) {  // an early wavefront step: frees its part, as a wave_end event does
+      if (release_wave_step(f.op, f.sm, f.step)) _dispatch_due = true;
+      continue;
+    }
+    _dispatch_due = true;
+    const Op& op = _ops[static_cast<std::size_t>(f.op)];
+    _stats.busy_thread_time += static_cast<double>((_now - f.started).count()) * op.shape.threads;
+    if (f.record >= 0)
+      _records[static_cast<std::size_t>(op.record)].blocks[static_cast<std::size_t>(f.record)].end = _now;
+    finish_block(f.op, f.sm);
+  }
+}
+
 void Simulator::reschedule_fluid() {
-  _perf.reschedule(_now, [&](int group, Nanos at) {
-    const std::uint64_t seq = _event_seq;
-    schedule(at, EventKind::fluid_end, group);
-    return seq;
-  });
+  _perf.reschedule(_now);
+  if (_perf.next_end() > kMaxSimulatedTime) throw Error(kPastMaxTime);
 }
 
 // Rules B1/B2/C: only the head of the primary queue dispatches, block by block, while some
@@ -433,18 +453,6 @@ void Simulator::handle(const Event& e) {
     case EventKind::block_end:
       finish_block(e.a, e.b);
       break;
-    case EventKind::fluid_end: {
-      _fluid_done.clear();
-      _perf.take_done(e.a, _fluid_done);
-      for (const FluidBlock& f : _fluid_done) {
-        const Op& op = _ops[static_cast<std::size_t>(f.op)];
-        _stats.busy_thread_time += static_cast<double>((_now - f.started).count()) * op.shape.threads;
-        if (f.record >= 0)
-          _records[static_cast<std::size_t>(op.record)].blocks[static_cast<std::size_t>(f.record)].end = _now;
-        finish_block(f.op, f.sm);
-      }
-      break;
-    }
     case EventKind::op_end: {
       Op& op = _ops[static_cast<std::size_t>(e.a)];
       if (op.kind == Op::Kind::copy) {
@@ -504,20 +512,20 @@ SimResult Simulator::run() {
   for (std::size_t h = 0; h < _hosts.size(); ++h)
     schedule(Nanos{0}, EventKind::host_wake, static_cast<int>(h));
   if (driver) driver->start(*this);
-  while (!_events.empty()) {
-    const Nanos t = _events.top().time;
+  while (true) {
+    // The next instant: the queue's earliest event or the earliest end of a block sharing memory
+    // bandwidth fluidly (kept by the performance model, sim/perf_model.hpp).
+    const Nanos fluid = _perf.next_end();
+    if (_events.empty() && fluid.count() < 0) break;
+    Nanos t = _events.empty() ? fluid : _events.top().time;
+    if (fluid.count() >= 0 && fluid < t) t = fluid;
     if (_options.horizon.count() > 0 && t > _options.horizon) break;
-    if (_events.top().kind == EventKind::fluid_end &&
-        !_perf.fluid_event_current(_events.top().a, _events.top().seq)) {
-      _events.pop();  // a fluid group's end that a later start or end moved: its replacement is queued
-      continue;
-    }
     _now = t;
     _perf.advance(t);  // the fluid clocks, at the speeds since the previous instant
+    if (fluid == t) finish_fluid();
     while (!_events.empty() && _events.top().time == t) {
       const Event e = _events.top();
       _events.pop();
-      if (e.kind == EventKind::fluid_end && !_perf.fluid_event_current(e.a, e.seq)) continue;
       handle(e);
     }
     if (_dispatch_due) dispatch();
@@ -525,15 +533,18 @@ SimResult Simulator::run() {
     if (_perf.fluid_dirty()) reschedule_fluid();
     _stats.end_time = t;
   }
-  // A run cut at its horizon: the fluid blocks still running end, in their records, when the
-  // speeds of its last instant would end them (a fixed-time block's record holds its end too).
+  // A run cut at its horizon: the fluid blocks still running end, in their records and the busy
+  // time, when the speeds of its last instant would end them (a fixed-time block's are set at its
+  // start).
   std::vector<std::pair<FluidBlock, Nanos>> running;
   _perf.project_running(_now, running);
-  for (const auto& [f, end] : running)
+  for (const auto& [f, end] : running) {
+    if (f.step >= 0) continue;
+    const Op& op = _ops[static_cast<std::size_t>(f.op)];
+    _stats.busy_thread_time += static_cast<double>((end - f.started).count()) * op.shape.threads;
     if (f.record >= 0)
-      _records[static_cast<std::size_t>(_ops[static_cast<std::size_t>(f.op)].record)]
-          .blocks[static_cast<std::size_t>(f.record)]
-          .end = end;
+      _records[static_cast<std::size_t>(op.record)].blocks[static_cast<std::size_t>(f.record)].end = end;
+  }
   // Work left in a queue with no event pending can never run.
   if (_options.horizon.count() == 0) {
     for (const Stream& s : _streams) {

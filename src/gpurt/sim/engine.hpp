@@ -28,8 +28,7 @@ enum class EventKind : std::uint8_t {
   switch_done,
   driver_wake,
   dispatch_wake,  ///< an AMD ACE may hand out its next block (PerfParams::block_dispatch_ns)
-  wave_end,       ///< AMD: some wavefronts of a block end early (PerfParams::wave_release)
-  fluid_end       ///< blocks sharing memory bandwidth fluidly end (a: their group in PerfModel)
+  wave_end        ///< AMD: some wavefronts of a block end early (PerfParams::wave_release)
 };
 
 struct Event {
@@ -120,6 +119,10 @@ struct Engine {
   std::deque<int> queue;
   bool busy = false;
 };
+
+/// AMD: the steps in which a block of `shape` frees its wavefronts under wave_release (1 to 4, one
+/// per SIMD its wavefronts fill; amd_dispatch.cpp).
+int amd_wave_steps(const BlockShape& shape);
 
 struct Host;  // host.cpp
 class Simulator;
@@ -215,9 +218,11 @@ class Simulator {
   void start_block(int op, int sm);
   /// A block of `op` on `sm` has ended: frees its resources, completes its kernel after its last.
   void finish_block(int op, int sm);
-  /// PerfModel::reschedule: the fluid groups' ends after this instant's starts and ends.
+  /// The blocks sharing memory bandwidth fluidly (and their wavefront steps) due now end.
+  void finish_fluid();
+  /// PerfModel::reschedule: the fluid blocks' ends after this instant's starts and ends.
   void reschedule_fluid();
-  std::vector<FluidBlock> _fluid_done;  ///< scratch of handle(fluid_end)
+  std::vector<FluidBlock> _fluid_done;  ///< scratch of finish_fluid
   void update_slicing();
   // AMD GCN dispatch (Dissertation §4.2.2; amd_dispatch.cpp): hardware queues with CU masks,
   // ACEs dealing blocks to SEs in block order, workload managers that let blocks cut ahead.

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "gpurt/core/error.hpp"
-
 namespace gpurt::sim {
 
 namespace {
@@ -26,11 +24,6 @@ PerfModel::PerfModel(const PerfParams& params, int sms, std::uint64_t seed, bool
       _last(static_cast<std::size_t>(sms), -1),
       _resident(static_cast<std::size_t>(sms)) {
   _fluid = !_ideal && _p.memory_bandwidth > 0 && _p.memory_sharing == MemorySharing::fluid;
-  // parse_perf_params refuses the pair; a caller that sets fields directly must too.
-  if (_fluid && _p.wave_release > 0)
-    throw Error(
-        "performance model: fluid memory sharing cannot be combined with wave_release "
-        "(set memory_sharing to at_start)");
 }
 
 double PerfModel::factor_before_bandwidth(const BlockStart& b) {
@@ -95,7 +88,7 @@ Nanos PerfModel::start(const BlockStart& b) {
   return Nanos{static_cast<std::int64_t>(std::clamp(ns, 1.0, cap))};
 }
 
-void PerfModel::start_fluid(const BlockStart& b, const FluidBlock& payload) {
+void PerfModel::start_fluid(const BlockStart& b, FluidBlock payload, int early_steps) {
   // Its work in isolated nanoseconds (whole, as a block's time alone): what its group's clock
   // must advance by before it ends.
   const double work =
@@ -110,8 +103,17 @@ void PerfModel::start_fluid(const BlockStart& b, const FluidBlock& payload) {
     g->memory_fraction = b.memory_fraction;
   }
   if (g->heap.empty()) g->clock = 0;  // only differences matter: keep the clock small and exact
-  g->heap.push_back(Running{g->clock + work, _fluid_order++, payload});
-  std::push_heap(g->heap.begin(), g->heap.end(), later<Running>);
+  const auto push = [&](double finish, const FluidBlock& f) {
+    g->heap.push_back(Running{finish, _fluid_order++, f});
+    std::push_heap(g->heap.begin(), g->heap.end(), later<Running>);
+  };
+  for (int k = 0; k < early_steps; ++k) {
+    FluidBlock step = payload;
+    step.step = k;
+    push(g->clock + work * (1.0 - _p.wave_release * (early_steps - k) / early_steps), step);
+  }
+  payload.step = -1;
+  push(g->clock + work, payload);
 }
 
 void PerfModel::end(int sm, int locality, double memory_fraction) {
@@ -138,25 +140,46 @@ void PerfModel::advance(Nanos now) {
   _clock_time = now;
 }
 
+// A clock's rounding: the finish and clock values are sums of products of doubles, so two that
+// are equal in exact arithmetic may differ by a few units in their last place.
+static double slack(double clock) noexcept { return 1e-7 + 1e-14 * std::abs(clock); }
+
 Nanos PerfModel::remaining(const Group& g, const Running& r) const noexcept {
-  const double ns = std::ceil((r.finish - g.clock) / g.speed);
+  const double ns = std::ceil((r.finish - g.clock - slack(g.clock)) / g.speed);
   constexpr double cap = static_cast<double>(std::numeric_limits<std::int64_t>::max() / 4);
   return Nanos{static_cast<std::int64_t>(std::clamp(ns, 1.0, cap))};
 }
 
-void PerfModel::take_done(int group, std::vector<FluidBlock>& out) {
-  Group& g = _groups[static_cast<std::size_t>(group)];
-  g.event_time = Nanos{-1};
-  // The event was set for the earliest block's end, rounded up to a nanosecond: it is done. So is
-  // every other whose finish the clock has reached, within the clock's rounding.
-  const double reached = g.clock + 1e-6 + 1e-15 * std::abs(g.clock);
-  bool first = true;
-  while (!g.heap.empty() && (first || g.heap.front().finish <= reached)) {
-    first = false;
-    std::pop_heap(g.heap.begin(), g.heap.end(), later<Running>);
-    out.push_back(g.heap.back().payload);
-    g.heap.pop_back();
+void PerfModel::reschedule(Nanos now) {
+  _fluid_dirty = false;
+  _next_end = Nanos{-1};
+  for (Group& g : _groups) {
+    g.speed = speed(g.memory_fraction);
+    g.next_end = g.heap.empty() ? Nanos{-1} : now + remaining(g, g.heap.front());
+    if (g.next_end.count() >= 0 && (_next_end.count() < 0 || g.next_end < _next_end)) _next_end = g.next_end;
   }
+}
+
+int PerfModel::take_due(Nanos now, std::vector<FluidBlock>& out) {
+  int due = 0;
+  for (Group& g : _groups) {
+    if (g.next_end != now) continue;
+    ++due;
+    g.next_end = Nanos{-1};
+    _fluid_dirty = true;  // the group's next end (or wavefront step) must be set
+    // Its end was set for the earliest block's finish, rounded up to a nanosecond: that block is
+    // done, and so is every other whose finish the clock has reached, within the clock's rounding.
+    const double reached = g.clock + slack(g.clock);
+    bool first = true;
+    while (!g.heap.empty() && (first || g.heap.front().finish <= reached)) {
+      first = false;
+      std::pop_heap(g.heap.begin(), g.heap.end(), later<Running>);
+      out.push_back(g.heap.back().payload);
+      g.heap.pop_back();
+    }
+  }
+  _next_end = Nanos{-1};
+  return due;
 }
 
 void PerfModel::project_running(Nanos now, std::vector<std::pair<FluidBlock, Nanos>>& out) const {

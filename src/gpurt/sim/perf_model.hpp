@@ -44,6 +44,8 @@ struct FluidBlock {
   int sm = 0;
   std::int64_t record = -1;  ///< index of its BlockRecord (-1: not recorded)
   Nanos started{0};
+  /// -1: the block's end; k >= 0: its early wavefront step k (PerfParams::wave_release).
+  int step = -1;
 };
 
 class PerfModel {
@@ -64,28 +66,35 @@ class PerfModel {
   /// The block's duration (>= 1 ns); records it as resident on its SM. Not for a fluid block.
   Nanos start(const BlockStart& block);
   /// Starts a fluid block now (the time of the latest advance); `payload` comes back at its end.
-  void start_fluid(const BlockStart& block, const FluidBlock& payload);
+  /// With `early_steps` > 0 (the AMD wavefront release) the payload also comes back, with step
+  /// k = 0 .. early_steps - 1, when the block has done 1 - wave_release · (early_steps - k) /
+  /// early_steps of its work: the steps the fixed-time path schedules at its start
+  /// (Simulator::schedule_wave_steps), at the same fractions of its work.
+  void start_fluid(const BlockStart& block, FluidBlock payload, int early_steps = 0);
   /// The block (same locality, SM and memory fraction as at its start) has ended.
   void end(int sm, int locality, double memory_fraction);
 
   // Fluid sharing: one clock per memory fraction, each advancing at its blocks' common speed
   // (isolated nanoseconds done per nanosecond); a block ends when its clock has advanced by its
   // work since its start. The engine brings the clocks to each instant before its events
-  // (advance), and after them asks for the groups whose next end moved (reschedule).
+  // (advance), takes the blocks due then (take_due), and after the instant's starts and ends sets
+  // the speeds and next ends anew (reschedule). The next ends are kept here, one per group, not
+  // in the engine's event queue, so a moved end leaves no stale event behind.
   /// Advances the fluid clocks to `now` at the speeds of the previous instant.
   void advance(Nanos now);
-  /// Whether some fluid block started or a block's end changed the demand since the last reschedule.
+  /// Whether a fluid block started, a block's end changed the demand or a fluid block was taken
+  /// since the last reschedule.
   bool fluid_dirty() const noexcept { return _fluid_dirty; }
-  /// Sets every group's speed from the demand now and calls `schedule(group, time)` for each
-  /// group whose next end moved; `schedule` returns the event's sequence number.
-  template <class F>
-  void reschedule(Nanos now, F&& schedule);
-  /// Whether `seq` is the pending end event of `group` (else a moved one, to ignore).
-  bool fluid_event_current(int group, std::uint64_t seq) const noexcept {
-    return _groups[static_cast<std::size_t>(group)].event_seq == seq;
-  }
-  /// The blocks of `group` whose work is done at `now` (at least the earliest), in end order.
-  void take_done(int group, std::vector<FluidBlock>& out);
+  /// Sets every group's speed from the demand now and its next end (rounded up to the
+  /// nanosecond, at least 1 ns after `now`).
+  void reschedule(Nanos now);
+  /// The earliest next end of a fluid block (or wavefront step); -1 when none runs.
+  Nanos next_end() const noexcept { return _next_end; }
+  /// Appends the fluid blocks (and wavefront steps) due at `now`, the time next_end() gave:
+  /// of each group due then, its earliest and every other its clock has reached (within the
+  /// clock's rounding), in end order, groups in the order of their first block. Returns how many
+  /// groups were due.
+  int take_due(Nanos now, std::vector<FluidBlock>& out);
   /// When each fluid block still running would end at the present speeds (a run cut at a horizon).
   void project_running(Nanos now, std::vector<std::pair<FluidBlock, Nanos>>& out) const;
 
@@ -100,9 +109,7 @@ class PerfModel {
     double clock = 0;  ///< isolated nanoseconds a block of this group has done since time 0
     double speed = 1;
     std::vector<Running> heap;  ///< min-heap by (finish, order)
-    std::uint64_t event_seq = 0;
-    Nanos event_time{-1};           ///< of the pending end event (-1: none)
-    std::uint64_t event_order = 0;  ///< the block it ends
+    Nanos next_end{-1};         ///< of its earliest block (-1: none runs)
   };
   /// The block's time factor from every mechanism but memory bandwidth (and the bookkeeping of
   /// its SM's residents).
@@ -114,6 +121,7 @@ class PerfModel {
   bool _fluid = false;
   std::vector<Group> _groups;
   Nanos _clock_time{0};
+  Nanos _next_end{-1};
   std::uint64_t _fluid_order = 0;
 
   PerfParams _p;
@@ -125,24 +133,5 @@ class PerfModel {
   std::vector<std::vector<std::pair<int, int>>> _resident;
   double _demand = 0;  ///< summed memory fractions of resident blocks
 };
-
-template <class F>
-void PerfModel::reschedule(Nanos now, F&& schedule) {
-  _fluid_dirty = false;
-  for (std::size_t i = 0; i < _groups.size(); ++i) {
-    Group& g = _groups[i];
-    g.speed = speed(g.memory_fraction);
-    if (g.heap.empty()) {
-      g.event_time = Nanos{-1};
-      continue;
-    }
-    const Running& next = g.heap.front();
-    const Nanos at = now + remaining(g, next);
-    if (at == g.event_time && next.order == g.event_order) continue;  // its pending event stands
-    g.event_time = at;
-    g.event_order = next.order;
-    g.event_seq = schedule(static_cast<int>(i), at);
-  }
-}
 
 }  // namespace gpurt::sim
