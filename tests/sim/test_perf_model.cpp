@@ -304,7 +304,7 @@ TEST(PerfModel, EngineChargesTheSwitchBetweenInstancesNotWithinOne) {
 //   1/1.5 and B at 1/(0.5 + 0.5·1.5) = 0.8: B ends at 1250, when A has done 833.3; alone, A's
 //   last 166.7 end at 1417 (rounded up to the nanosecond).
 struct FluidRun {
-  explicit FluidRun(double bandwidth) : model(params(bandwidth), 4, 1, false) {}
+  explicit FluidRun(double bandwidth) : model(params(bandwidth), 8, 1, false) {}
   static PerfParams params(double bandwidth) {
     PerfParams p;
     p.memory_bandwidth = bandwidth;
@@ -361,6 +361,20 @@ TEST(PerfModel, FluidSharingReSharesTheBandwidthAtEveryStartAndEnd) {
   within.start(0, 1, 1.0, 900);
   within.run_until(1'000'000);
   EXPECT_EQ(within.ends, (std::vector<std::pair<int, std::int64_t>>{{0, 777}, {1, 900}}));
+
+  // Also after contention has left its group's clock fractional: bandwidth 2.5; B (1 ms) and two
+  // A blocks (1001 ns) from 0, demand 3, so the A blocks run at 2.5/3 and end at 1201.2, rounded
+  // up to 1202, the clock then at 1001.67; C (1000 ns) from 32 us meets demand 2 and runs exactly
+  // 1000 ns (the clock's rounding once made it 1001); B, at speed 1 from 1202, ends at
+  // 1202 + 10^6 - 1001.67, rounded up.
+  FluidRun rounded(2.5);
+  rounded.start(0, 0, 1.0, 1'000'000);
+  rounded.start(0, 2, 1.0, 1001);
+  rounded.start(0, 3, 1.0, 1001);
+  rounded.start(32'000, 4, 1.0, 1000);
+  rounded.run_until(2'000'000);
+  EXPECT_EQ(rounded.ends,
+            (std::vector<std::pair<int, std::int64_t>>{{2, 1202}, {3, 1202}, {4, 33'000}, {0, 1'000'201}}));
 }
 
 // Fluid sharing with the AMD wavefront release: a block's early steps come back from the model at
