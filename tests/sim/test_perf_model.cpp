@@ -327,7 +327,7 @@ struct FluidRun {
       const Nanos at = model.next_end();
       model.advance(at);
       std::vector<sim::FluidBlock> done;
-      EXPECT_EQ(model.take_due(at, done), 1);
+      model.take_due(at, done);
       for (const auto& f : done) {
         ends.emplace_back(f.op, at.count());
         model.end(f.sm, f.op, f.op == 1 ? memory_b : 1.0);
@@ -375,13 +375,24 @@ TEST(PerfModel, FluidSharingReSharesTheBandwidthAtEveryStartAndEnd) {
   rounded.run_until(2'000'000);
   EXPECT_EQ(rounded.ends,
             (std::vector<std::pair<int, std::int64_t>>{{2, 1202}, {3, 1202}, {4, 33'000}, {0, 1'000'201}}));
+
+  // And on a clock far from 0: A runs 3·10^14 ns (300,000 s), B 1000 ns from 290,000 s, within
+  // the bandwidth: each exactly its time.
+  FluidRun far(2);
+  far.start(0, 0, 1.0, 300'000'000'000'000);
+  far.start(290'000'000'000'000, 1, 1.0, 1000);
+  far.run_until(400'000'000'000'000);
+  EXPECT_EQ(far.ends,
+            (std::vector<std::pair<int, std::int64_t>>{{1, 290'000'000'001'000}, {0, 300'000'000'000'000}}));
 }
 
 // Fluid sharing with the AMD wavefront release: a block's early steps come back from the model at
-// the same fractions of its work as the fixed-time path schedules them. One block of fraction 1,
+// the same points of its work as the fixed-time path schedules them. One block of fraction 1,
 // 1000 ns alone, bandwidth 0.5 with nothing else running (its own demand 1: half speed, 2000 ns),
-// wave_release 0.5 and three early steps: done at 1 - 0.5 · 3/3, 2/3, 1/3 of its work, so at 1000,
-// 1333.3 and 1666.7 ns, rounded up, and the end at 2000.
+// wave_release 0.5 and three early steps: its work less 500 · 3/3, 2/3, 1/3 truncated (500, 333,
+// 166), so at 500, 667 and 834 of its 1000 ns of work, at 1000, 1334 and 1668 ns, and the end at
+// 2000. Each comes back with the sequence number its fixed-time event would take: 40 + k, the end
+// 43.
 TEST(PerfModel, FluidBlocksReleaseTheirWavefrontsAtTheirWorksFractions) {
   PerfParams p;
   p.memory_bandwidth = 0.5;
@@ -389,7 +400,7 @@ TEST(PerfModel, FluidBlocksReleaseTheirWavefrontsAtTheirWorksFractions) {
   PerfModel m(p, 1, 1, false);
   BlockStart b = block(0, 0, 1.0);
   ASSERT_TRUE(m.fluid(b));
-  m.start_fluid(b, sim::FluidBlock{7, 0, -1, Nanos{0}}, 3);
+  m.start_fluid(b, sim::FluidBlock{7, 0, -1, Nanos{0}, -1, 40}, 3);
   std::vector<std::pair<int, std::int64_t>> seen;  // (step, time)
   m.reschedule(Nanos{0});
   for (int round = 0; round < 10 && m.next_end().count() >= 0; ++round) {
@@ -399,47 +410,79 @@ TEST(PerfModel, FluidBlocksReleaseTheirWavefrontsAtTheirWorksFractions) {
     m.take_due(at, done);
     for (const auto& f : done) {
       EXPECT_EQ(f.op, 7);
+      EXPECT_EQ(f.seq, f.step >= 0 ? 40u + static_cast<std::uint64_t>(f.step) : 43u);
       seen.emplace_back(f.step, at.count());
     }
     EXPECT_TRUE(m.fluid_dirty());  // a step changes no demand, yet the next needs its end
     m.reschedule(at);
   }
-  EXPECT_EQ(seen, (std::vector<std::pair<int, std::int64_t>>{{0, 1000}, {1, 1334}, {2, 1667}, {-1, 2000}}));
+  EXPECT_EQ(seen, (std::vector<std::pair<int, std::int64_t>>{{0, 1000}, {1, 1334}, {2, 1668}, {-1, 2000}}));
 }
 
-// Where the demand never exceeds the bandwidth, fluid sharing changes nothing, also on the AMD path
-// with its wavefront release: Table 4.1's MM1024 vs MM256 under full sharing, every kernel
-// declaring memory fraction 0.5, on the radeon-vii preset with a bandwidth no demand reaches,
-// gives the same block starts and ends under either sharing (each early wavefront step at the same
-// nanosecond too, or the next blocks would start elsewhere or later).
+// The block starts, ends and SMs of `config` on `p`, and the events handled.
+std::pair<std::vector<std::int64_t>, std::uint64_t> block_times(const std::string& config,
+                                                                const Platform& p) {
+  std::vector<std::int64_t> out;
+  const SimResult r = test::run_text(config, p);
+  for (const auto& inst : r.trace.instances)
+    for (const auto& it : inst.iterations)
+      for (const auto& k : it.kernels)
+        for (const auto& b : k.blocks) out.insert(out.end(), {b.start.count(), b.end.count(), b.sm});
+  return {out, r.stats.events};
+}
+
+// Where the demand never exceeds the bandwidth, fluid sharing changes nothing: with a bandwidth
+// no demand reaches, `config` on `p` gives the same block starts, ends and SMs, and handles as
+// many events, under either sharing.
+void expect_fluid_changes_nothing(const std::string& config, Platform p) {
+  p.model.memory_bandwidth = 1e6;
+  p.model.memory_sharing = MemorySharing::at_start;
+  const auto [at_start, at_start_events] = block_times(config, p);
+  p.model.memory_sharing = MemorySharing::fluid;
+  const auto [fluid, fluid_events] = block_times(config, p);
+  EXPECT_EQ(fluid_events, at_start_events);
+  ASSERT_EQ(fluid.size(), at_start.size());
+  const auto differ = static_cast<std::size_t>(
+      (std::mismatch(fluid.begin(), fluid.end(), at_start.begin()).first - fluid.begin()) / 3 * 3);
+  EXPECT_EQ(differ, fluid.size()) << "block " << differ / 3 << " (start, end) differs: fluid "
+                                  << fluid[differ] << ", " << fluid[differ + 1] << ", at_start "
+                                  << at_start[differ] << ", " << at_start[differ + 1];
+}
+
+// Also on the AMD path with its wavefront release: Table 4.1's MM1024 vs MM256 under full
+// sharing, the kernels declaring memory fractions 0.5 and 0.3 (two fluid groups, whose blocks
+// end in one instant in the order they started), on the radeon-vii preset: each early wavefront
+// step at the same nanosecond too, or the next blocks would start elsewhere or later.
 TEST(PerfModel, FluidSharingWithinTheBandwidthChangesNothingOnTheAmdPath) {
   std::string config =
       read_text_file(std::string(GPURT_SOURCE_DIR) + "/examples/amd/mm1024_vs_mm256_full.json");
-  for (std::size_t at = 0; (at = config.find("\"additional_info\"", at)) != std::string::npos; at += 40)
-    config.insert(at, R"("gpurt_sim": {"memory_fraction": 0.5}, )");
+  const char* fractions[] = {"0.5", "0.3"};
+  std::size_t at = 0;
+  for (const char* f : fractions) {
+    at = config.find("\"additional_info\"", at);
+    ASSERT_NE(at, std::string::npos);
+    config.insert(at, fmt::format(R"("gpurt_sim": {{"memory_fraction": {}}}, )", f));
+    at += 60;
+  }
   config.replace(config.find("\"max_time\": 0.5,"), 17, R"("max_time": 0.05,)");
-  Platform p = *find_platform_preset("radeon-vii");
-  p.model.memory_bandwidth = 1e6;
-  const auto blocks = [&](MemorySharing sharing) {
-    p.model.memory_sharing = sharing;
-    std::vector<std::int64_t> out;
-    for (const auto& inst : test::run_text(config, p).trace.instances)
-      for (const auto& it : inst.iterations)
-        for (const auto& k : it.kernels)
-          for (const auto& b : k.blocks) out.insert(out.end(), {b.start.count(), b.end.count(), b.sm});
-    return out;
-  };
-  const auto at_start = blocks(MemorySharing::at_start);
-  EXPECT_GT(at_start.size(), 3u * 4096);
-  const auto fluid = blocks(MemorySharing::fluid);
-  ASSERT_EQ(fluid.size(), at_start.size());
-  const auto differ = std::mismatch(fluid.begin(), fluid.end(), at_start.begin());
-  EXPECT_TRUE(differ.first == fluid.end())
-      << "block " << (differ.first - fluid.begin()) / 3 << " (start, end, CU) differs: fluid "
-      << fluid[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3)] << ", "
-      << fluid[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3 + 1)] << ", at_start "
-      << at_start[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3)] << ", "
-      << at_start[static_cast<std::size_t>((differ.first - fluid.begin()) / 3 * 3 + 1)];
+  EXPECT_GT(block_times(config, *find_platform_preset("radeon-vii")).first.size(), 3u * 4096);
+  expect_fluid_changes_nothing(config, *find_platform_preset("radeon-vii"));
+}
+
+// And where a fluid end meets host events in one instant: a one-block kernel that ends as its
+// launch call returns (launch_call_ns = its time); its host then synchronises, paying
+// sync_latency_ns, since the kernel's end comes after the call's return in sequence order, as a
+// fixed-time end would. Three iterations of 2 us each: the run ends at 6 us.
+TEST(PerfModel, FluidEndsTakeTheirTurnAmongTheInstantsEvents) {
+  const std::string config = R"({"name": "sync", "max_iterations": 3, "max_time": 0,
+    "gpurt_sim": {"launch_call_ns": 1000, "sync_latency_ns": 1000}, "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "k.json", "label": "K", "thread_count": 128, "block_count": 1,
+       "additional_info": 1000, "gpurt_sim": {"memory_fraction": 0.5}}]})";
+  Platform p = *find_platform_preset("h200");
+  p.model.memory_sharing = MemorySharing::fluid;
+  const SimResult r = test::run_text(config, p);
+  EXPECT_EQ(r.stats.end_time.count(), 6000);
+  expect_fluid_changes_nothing(config, p);
 }
 
 // A config's kernels feel bandwidth contention through the memory fraction their benchmark

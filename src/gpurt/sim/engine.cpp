@@ -275,7 +275,10 @@ void Simulator::start_block(int id, int sm) {
   if (fluid) {
     // Its early wavefront steps (PerfParams::wave_release) come back from the model too.
     const int early = _amd && _perf.params().wave_release > 0 ? amd_wave_steps(op.shape) - 1 : 0;
-    _perf.start_fluid(block, FluidBlock{id, sm, record, _now}, early);
+    // The sequence numbers its wavefront steps and end would take as fixed-time events.
+    const std::uint64_t seq = _event_seq;
+    _event_seq += static_cast<std::uint64_t>(early) + 1;
+    _perf.start_fluid(block, FluidBlock{id, sm, record, _now, -1, seq}, early);
   }
   if (++_stats.blocks > static_cast<std::uint64_t>(_scenario.sim.max_blocks)) {
     // Bounds time and memory: a 2^31-block grid would otherwise run (and record) every block.
@@ -311,21 +314,18 @@ void Simulator::finish_block(int id, int sm) {
   if (++op.done_blocks == op.blocks) complete(id);
 }
 
-void Simulator::finish_fluid() {
-  _fluid_done.clear();
-  _stats.events += static_cast<std::uint64_t>(_perf.take_due(_now, _fluid_done));
-  for (const FluidBlock& f : _fluid_done) {
-    if (f.step >= 0) {  // an early wavefront step: frees its part, as a wave_end event does
-      if (release_wave_step(f.op, f.sm, f.step)) _dispatch_due = true;
-      continue;
-    }
-    _dispatch_due = true;
-    const Op& op = _ops[static_cast<std::size_t>(f.op)];
-    _stats.busy_thread_time += static_cast<double>((_now - f.started).count()) * op.shape.threads;
-    if (f.record >= 0)
-      _records[static_cast<std::size_t>(op.record)].blocks[static_cast<std::size_t>(f.record)].end = _now;
-    finish_block(f.op, f.sm);
+void Simulator::end_fluid(const FluidBlock& f) {
+  ++_stats.events;
+  if (f.step >= 0) {  // an early wavefront step: frees its part, as a wave_end event does
+    if (release_wave_step(f.op, f.sm, f.step)) _dispatch_due = true;
+    return;
   }
+  _dispatch_due = true;
+  const Op& op = _ops[static_cast<std::size_t>(f.op)];
+  _stats.busy_thread_time += static_cast<double>((_now - f.started).count()) * op.shape.threads;
+  if (f.record >= 0)
+    _records[static_cast<std::size_t>(op.record)].blocks[static_cast<std::size_t>(f.record)].end = _now;
+  finish_block(f.op, f.sm);
 }
 
 void Simulator::reschedule_fluid() {
@@ -522,8 +522,18 @@ SimResult Simulator::run() {
     if (_options.horizon.count() > 0 && t > _options.horizon) break;
     _now = t;
     _perf.advance(t);  // the fluid clocks, at the speeds since the previous instant
-    if (fluid == t) finish_fluid();
-    while (!_events.empty() && _events.top().time == t) {
+    // The instant's events and fluid ends, in sequence order (a fluid end holds the number its
+    // fixed-time end event would have had).
+    _fluid_done.clear();
+    if (fluid == t) _perf.take_due(t, _fluid_done);
+    std::size_t ended = 0;
+    while (true) {
+      const bool event = !_events.empty() && _events.top().time == t;
+      if (ended < _fluid_done.size() && (!event || _fluid_done[ended].seq < _events.top().seq)) {
+        end_fluid(_fluid_done[ended++]);
+        continue;
+      }
+      if (!event) break;
       const Event e = _events.top();
       _events.pop();
       handle(e);

@@ -218,11 +218,11 @@ class Simulator {
   void start_block(int op, int sm);
   /// A block of `op` on `sm` has ended: frees its resources, completes its kernel after its last.
   void finish_block(int op, int sm);
-  /// The blocks sharing memory bandwidth fluidly (and their wavefront steps) due now end.
-  void finish_fluid();
+  /// A block sharing memory bandwidth fluidly (or one of its wavefront steps) ends now.
+  void end_fluid(const FluidBlock& f);
   /// PerfModel::reschedule: the fluid blocks' ends after this instant's starts and ends.
   void reschedule_fluid();
-  std::vector<FluidBlock> _fluid_done;  ///< scratch of finish_fluid
+  std::vector<FluidBlock> _fluid_done;  ///< the fluid ends due at the instant run() handles
   void update_slicing();
   // AMD GCN dispatch (Dissertation §4.2.2; amd_dispatch.cpp): hardware queues with CU masks,
   // ACEs dealing blocks to SEs in block order, workload managers that let blocks cut ahead.

@@ -8,10 +8,16 @@ namespace gpurt::sim {
 
 namespace {
 
-// Min-heap order of running fluid blocks: earliest finish first, then start order.
+// Min-heap order of running fluid blocks: earliest finish first, then sequence number.
 template <class R>
 bool later(const R& x, const R& y) noexcept {
-  return x.finish != y.finish ? x.finish > y.finish : x.order > y.order;
+  return x.finish != y.finish ? x.finish > y.finish : x.payload.seq > y.payload.seq;
+}
+
+// A clock's rounding where its values reach `magnitude`: finishes and clocks are sums of
+// products of doubles, so two equal in exact arithmetic may differ in their last places.
+double slack(double magnitude) noexcept {
+  return 1e-7 + 4 * std::numeric_limits<double>::epsilon() * std::abs(magnitude);
 }
 
 }  // namespace
@@ -104,15 +110,22 @@ void PerfModel::start_fluid(const BlockStart& b, FluidBlock payload, int early_s
   }
   if (g->heap.empty()) g->clock = 0;  // only differences matter: keep the clock small and exact
   const auto push = [&](double finish, const FluidBlock& f) {
-    g->heap.push_back(Running{finish, _fluid_order++, f});
+    g->heap.push_back(Running{finish, f});
     std::push_heap(g->heap.begin(), g->heap.end(), later<Running>);
   };
+  const std::uint64_t seq = payload.seq;
+  // As Simulator::schedule_wave_steps, operation for operation, so that at full speed a step
+  // comes at the same nanosecond.
+  const double spread = _p.wave_release * work;
   for (int k = 0; k < early_steps; ++k) {
     FluidBlock step = payload;
     step.step = k;
-    push(g->clock + work * (1.0 - _p.wave_release * (early_steps - k) / early_steps), step);
+    step.seq = seq + static_cast<std::uint64_t>(k);
+    const auto early = static_cast<std::int64_t>(spread * (early_steps - k) / early_steps);
+    push(g->clock + (work - static_cast<double>(early)), step);
   }
   payload.step = -1;
+  payload.seq = seq + static_cast<std::uint64_t>(early_steps);
   push(g->clock + work, payload);
 }
 
@@ -135,17 +148,19 @@ double PerfModel::speed(double m) const noexcept {
 void PerfModel::advance(Nanos now) {
   if (now <= _clock_time) return;
   const auto elapsed = static_cast<double>((now - _clock_time).count());
-  for (Group& g : _groups)
-    if (!g.heap.empty()) g.clock += elapsed * g.speed;
+  for (Group& g : _groups) {
+    if (g.heap.empty()) continue;
+    g.clock += elapsed * g.speed;
+    if (g.clock > 0x1.0p40) {  // a uniform shift keeps the heap's order
+      for (Running& r : g.heap) r.finish -= g.clock;
+      g.clock = 0;
+    }
+  }
   _clock_time = now;
 }
 
-// A clock's rounding: the finish and clock values are sums of products of doubles, so two that
-// are equal in exact arithmetic may differ by a few units in their last place.
-static double slack(double clock) noexcept { return 1e-7 + 1e-14 * std::abs(clock); }
-
 Nanos PerfModel::remaining(const Group& g, const Running& r) const noexcept {
-  const double ns = std::ceil((r.finish - g.clock - slack(g.clock)) / g.speed);
+  const double ns = std::ceil((r.finish - g.clock - slack(std::max(r.finish, g.clock))) / g.speed);
   constexpr double cap = static_cast<double>(std::numeric_limits<std::int64_t>::max() / 4);
   return Nanos{static_cast<std::int64_t>(std::clamp(ns, 1.0, cap))};
 }
@@ -160,18 +175,17 @@ void PerfModel::reschedule(Nanos now) {
   }
 }
 
-int PerfModel::take_due(Nanos now, std::vector<FluidBlock>& out) {
-  int due = 0;
+void PerfModel::take_due(Nanos now, std::vector<FluidBlock>& out) {
+  const std::size_t first_taken = out.size();
   for (Group& g : _groups) {
     if (g.next_end != now) continue;
-    ++due;
     g.next_end = Nanos{-1};
     _fluid_dirty = true;  // the group's next end (or wavefront step) must be set
     // Its end was set for the earliest block's finish, rounded up to a nanosecond: that block is
     // done, and so is every other whose finish the clock has reached, within the clock's rounding.
-    const double reached = g.clock + slack(g.clock);
     bool first = true;
-    while (!g.heap.empty() && (first || g.heap.front().finish <= reached)) {
+    while (!g.heap.empty() &&
+           (first || g.heap.front().finish <= g.clock + slack(std::max(g.heap.front().finish, g.clock)))) {
       first = false;
       std::pop_heap(g.heap.begin(), g.heap.end(), later<Running>);
       out.push_back(g.heap.back().payload);
@@ -179,7 +193,8 @@ int PerfModel::take_due(Nanos now, std::vector<FluidBlock>& out) {
     }
   }
   _next_end = Nanos{-1};
-  return due;
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first_taken), out.end(),
+            [](const FluidBlock& x, const FluidBlock& y) { return x.seq < y.seq; });
 }
 
 void PerfModel::project_running(Nanos now, std::vector<std::pair<FluidBlock, Nanos>>& out) const {

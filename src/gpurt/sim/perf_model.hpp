@@ -46,6 +46,10 @@ struct FluidBlock {
   Nanos started{0};
   /// -1: the block's end; k >= 0: its early wavefront step k (PerfParams::wave_release).
   int step = -1;
+  /// The engine's event sequence number this end holds (reserved at the block's start, as a
+  /// fixed-time block's end event takes one then): ends and events of one instant are handled in
+  /// this order, so a block ends in the same order among them under either sharing.
+  std::uint64_t seq = 0;
 };
 
 class PerfModel {
@@ -65,11 +69,12 @@ class PerfModel {
   }
   /// The block's duration (>= 1 ns); records it as resident on its SM. Not for a fluid block.
   Nanos start(const BlockStart& block);
-  /// Starts a fluid block now (the time of the latest advance); `payload` comes back at its end.
-  /// With `early_steps` > 0 (the AMD wavefront release) the payload also comes back, with step
-  /// k = 0 .. early_steps - 1, when the block has done 1 - wave_release · (early_steps - k) /
-  /// early_steps of its work: the steps the fixed-time path schedules at its start
-  /// (Simulator::schedule_wave_steps), at the same fractions of its work.
+  /// Starts a fluid block now (the time of the latest advance); `payload` comes back at its end,
+  /// with sequence number payload.seq + early_steps. With `early_steps` > 0 (the AMD wavefront
+  /// release) the payload also comes back with step k = 0 .. early_steps - 1 (sequence number
+  /// payload.seq + k) when the block has done its work less wave_release · work · (early_steps -
+  /// k) / early_steps (truncated to the nanosecond): the steps the fixed-time path schedules at
+  /// its start (Simulator::schedule_wave_steps), at the same points of its work.
   void start_fluid(const BlockStart& block, FluidBlock payload, int early_steps = 0);
   /// The block (same locality, SM and memory fraction as at its start) has ended.
   void end(int sm, int locality, double memory_fraction);
@@ -80,7 +85,9 @@ class PerfModel {
   // (advance), takes the blocks due then (take_due), and after the instant's starts and ends sets
   // the speeds and next ends anew (reschedule). The next ends are kept here, one per group, not
   // in the engine's event queue, so a moved end leaves no stale event behind.
-  /// Advances the fluid clocks to `now` at the speeds of the previous instant.
+  /// Advances the fluid clocks to `now` at the speeds of the previous instant (a clock past 2^40
+  /// ns is moved back to 0 with its blocks' finishes, which keeps its rounding below a
+  /// nanosecond).
   void advance(Nanos now);
   /// Whether a fluid block started, a block's end changed the demand or a fluid block was taken
   /// since the last reschedule.
@@ -90,25 +97,23 @@ class PerfModel {
   void reschedule(Nanos now);
   /// The earliest next end of a fluid block (or wavefront step); -1 when none runs.
   Nanos next_end() const noexcept { return _next_end; }
-  /// Appends the fluid blocks (and wavefront steps) due at `now`, the time next_end() gave:
-  /// of each group due then, its earliest and every other its clock has reached (within the
-  /// clock's rounding), in end order, groups in the order of their first block. Returns how many
-  /// groups were due.
-  int take_due(Nanos now, std::vector<FluidBlock>& out);
+  /// Appends the fluid blocks (and wavefront steps) due at `now`, the time next_end() gave (of
+  /// each group due then, its earliest and every other its clock has reached, within the clock's
+  /// rounding), in the order of their sequence numbers.
+  void take_due(Nanos now, std::vector<FluidBlock>& out);
   /// When each fluid block still running would end at the present speeds (a run cut at a horizon).
   void project_running(Nanos now, std::vector<std::pair<FluidBlock, Nanos>>& out) const;
 
  private:
   struct Running {
-    double finish = 0;        ///< its group's clock at its end
-    std::uint64_t order = 0;  ///< start order: ties end in it
+    double finish = 0;  ///< its group's clock at its end
     FluidBlock payload;
   };
   struct Group {
     double memory_fraction = 0;
     double clock = 0;  ///< isolated nanoseconds a block of this group has done since time 0
     double speed = 1;
-    std::vector<Running> heap;  ///< min-heap by (finish, order)
+    std::vector<Running> heap;  ///< min-heap by (finish, payload.seq)
     Nanos next_end{-1};         ///< of its earliest block (-1: none runs)
   };
   /// The block's time factor from every mechanism but memory bandwidth (and the bookkeeping of
@@ -122,7 +127,6 @@ class PerfModel {
   std::vector<Group> _groups;
   Nanos _clock_time{0};
   Nanos _next_end{-1};
-  std::uint64_t _fluid_order = 0;
 
   PerfParams _p;
   bool _ideal;
