@@ -550,6 +550,25 @@ TEST(PerfModel, EngineSharesBandwidthFluidlyBetweenKernels) {
   EXPECT_DOUBLE_EQ(r.stats.busy_thread_time, (1.5e6 + 1.5e6) * 1024);
 }
 
+// A run cut at a horizon counts a still-running fluid block's busy time to the end the speeds of
+// its last instant give, as a fixed-time block counts its whole time at its start: two 1 ms
+// blocks of fraction 1 from 0 on 4 SMs with bandwidth 1, cut at 0.5 ms. Fluid: each at half
+// speed would end at 2 ms, 2 x 2 ms x 1,024 threads. Judged at each start: 1 ms and 2 ms.
+TEST(PerfModel, AHorizonCountsRunningFluidBlocksToTheirProjectedEnds) {
+  Platform p = *find_platform_preset("jetson-tx2");
+  p.sms = 4;
+  p.max_threads = 1024;
+  p.model.memory_bandwidth = 1;
+  const std::string config = R"({"name": "cut", "max_iterations": 1, "max_time": 0, "benchmarks": [
+      {"filename": "timer_spin.so", "log_name": "a.json", "label": "A", "thread_count": 1024,
+       "block_count": 2, "additional_info": 1000000, "gpurt_sim": {"memory_fraction": 1}}]})";
+  SimulateOptions o;
+  o.horizon = Nanos{500'000};
+  EXPECT_DOUBLE_EQ(test::run_text(config, p, o).stats.busy_thread_time, 2 * 2e6 * 1024);
+  p.model.memory_sharing = MemorySharing::at_start;
+  EXPECT_DOUBLE_EQ(test::run_text(config, p, o).stats.busy_thread_time, (1e6 + 2e6) * 1024);
+}
+
 TEST(PerfModel, PlatformModelSectionIsReadStrictly) {
   const Json good = parse_json(
       R"({"preset": "h100", "model": {"switch_cost": 0.2, "jitter": 0.01, "kernel_jitter": 0.03}})",

@@ -257,8 +257,8 @@ void Simulator::start_block(int id, int sm) {
                          op.seq * 1'000'003 + static_cast<std::uint64_t>(op.next_block),
                          static_cast<std::uint64_t>(op.seq),
                          op.min_time};
-  // A block sharing memory bandwidth fluidly ends when the model says (finish_fluid): its
-  // record's end and its busy time are filled in then.
+  // A block sharing memory bandwidth fluidly ends when the model says (run(): take_due, then
+  // end_fluid): its record's end and its busy time are filled in then.
   const bool fluid = _perf.fluid(block);
   if (!fluid) duration = _perf.start(block);
   if (op.running++ == 0) ++_kernels_running;
