@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 struct CalibrateArgs {
   std::string platform, measured, configs, out, fit;  // configs, fit: by vendor when empty
   bool json = false, fit_given = false;
+  bool check = false;  // fit nothing: the residuals of the platform as given (a held-out check)
+  bool seed_given = false;
   std::uint64_t seed = 1;
   int sweeps = 10;
 };
@@ -44,13 +46,27 @@ void run_calibrate(const CalibrateArgs& args) {
   const bool amd = base.vendor == Vendor::amd && base.shader_engines > 0;
   CalibrateArgs a = args;
   if (a.configs.empty()) a.configs = amd ? "examples/calibration-amd" : "examples/calibration";
-  check_output_file(a.out, "--out");
-  // The fitted platform must not land among the inputs: inside --measured it would be read as a
-  // result file by the next fit (or replace one), inside --configs as a config; over the base
-  // platform file it would replace what the fit started from.
-  check_output_outside(a.out, a.measured, "--out");
-  check_output_outside(a.out, a.configs, "--out");
-  check_output_not_input(a.out, {a.platform}, "--out");
+  if (a.check) {  // nothing is fitted, so nothing is written
+    if (a.fit_given)
+      throw InputError("command line", "--fit", a.fit,
+                       "is not taken with --check, which fits nothing and reports the residuals of "
+                       "--platform as given");
+    if (!a.out.empty())
+      throw InputError("command line", "--out", a.out,
+                       "is not taken with --check, which fits nothing and writes no platform");
+  } else {
+    if (a.out.empty())
+      throw InputError("command line", "--out", "(none)",
+                       "is required: the platform file the fit writes (or give --check to only "
+                       "compare --platform with the measurements)");
+    check_output_file(a.out, "--out");
+    // The fitted platform must not land among the inputs: inside --measured it would be read as
+    // a result file by the next fit (or replace one), inside --configs as a config; over the
+    // base platform file it would replace what the fit started from.
+    check_output_outside(a.out, a.measured, "--out");
+    check_output_outside(a.out, a.configs, "--out");
+    check_output_not_input(a.out, {a.platform}, "--out");
+  }
   if (a.fit_given &&
       (a.fit.empty() || a.fit.front() == ',' || a.fit.back() == ',' || a.fit.find(",,") != std::string::npos))
     throw InputError("command line", "--fit", a.fit,
@@ -76,6 +92,7 @@ void run_calibrate(const CalibrateArgs& args) {
     c.name = fs::path(config).stem().string();
     c.config_file = config;
     c.scenario = load_scenario(config, base);
+    if (a.check && a.seed_given) c.scenario.sim.seed = a.seed;  // as `gpurt simulate --seed`
     const std::string dir = (fs::path(a.measured) / c.name).string();
     if (!fs::is_directory(dir, ec))
       throw InputError("command line", "--measured", a.measured,
@@ -92,30 +109,51 @@ void run_calibrate(const CalibrateArgs& args) {
   CalibrateOptions o;
   o.seed = a.seed;
   o.sweeps = a.sweeps;
-  if (a.fit_given)
+  if (a.check) {
+    // Every config simulated as `gpurt simulate` and `gpurt bench --backend sim` simulate it (its
+    // own seed, or --seed in its place, and no seed of calibrate's own mixed in), so that the
+    // check compares the very numbers those commands predict.
+    o.fit.clear();
+    o.seed = 0;
+  } else if (a.fit_given) {
     o.fit = split(a.fit);
-  else if (amd)
+  } else if (amd) {
     o.fit = amd_dispatch_fit();
+  }
   const CalibrationResult r = calibrate(base, cases, o);
-  Platform fitted = base;
-  fitted.model = r.params;
-  write_file_atomically(a.out, to_json(fitted).dump(2) + "\n");
+  if (!a.check) {
+    Platform fitted = base;
+    fitted.model = r.params;
+    write_file_atomically(a.out, to_json(fitted).dump(2) + "\n");
+  }
 
   if (a.json) {
     Json residuals = Json::array();
-    for (const auto& s : r.residuals)
-      residuals.push_back(Json{{"statistic", s.name},
-                               {"measured_ns", s.measured_ns},
-                               {"fitted_ns", s.fitted_ns},
-                               {"log_error", s.log_error()}});
-    Json doc{{"platform", a.out},
-             {"model", to_json(r.params)},
-             {"fitted", o.fit},
-             {"rms_log_error", r.rms_log_error},
-             {"evaluations", r.evaluations},
-             {"residuals", residuals}};
+    for (const auto& s : r.residuals) {
+      Json row{{"statistic", s.name},
+               {"measured_ns", s.measured_ns},
+               {"simulated_ns", s.fitted_ns},
+               {"log_error", s.log_error()}};
+      if (!a.check) row["fitted_ns"] = s.fitted_ns;  // the same number, under its older name
+      residuals.push_back(std::move(row));
+    }
+    Json doc{
+        {"platform", a.check ? a.platform : a.out}, {"model", to_json(r.params)},   {"fitted", o.fit},
+        {"rms_log_error", r.rms_log_error},         {"evaluations", r.evaluations}, {"residuals", residuals}};
+    if (a.check) doc["check"] = true;
     if (r.random_walk_ns_per_access > 0) doc["random_walk_ns_per_access"] = r.random_walk_ns_per_access;
     fmt::print("{}\n", doc.dump(2));
+    return;
+  }
+  if (a.check) {
+    fmt::print(
+        "{}: {} as given, nothing fitted ({} config{}, each simulated as `gpurt simulate` "
+        "simulates it; a random walk takes its config's latency)\n",
+        a.platform, base.id, cases.size(), cases.size() == 1 ? "" : "s");
+    fmt::print("residuals (ln simulated/measured), rms {:.4f}:\n", r.rms_log_error);
+    for (const auto& s : r.residuals)
+      fmt::print("  {:<28} measured {:>12.0f} ns  simulated {:>12.0f} ns  {:+.4f}\n", s.name, s.measured_ns,
+                 s.fitted_ns, s.log_error());
     return;
   }
   fmt::print("{}: {} with the fitted performance model ({} simulations of {} configs)\n", a.out, base.id,
@@ -161,9 +199,12 @@ void add_calibrate(CLI::App& app) {
       "block_dispatch_ns,kernel_jitter (measured by a HIP build of the examiner;\n"
       "lone_kernel_blocks is read off the lone config: the most of a launch's blocks resident at\n"
       "once, 0 when that is all the GPU holds). Writes the platform with the\n"
-      "fitted model, which every other command accepts as --platform FILE.\n"
-      "Example:\n  gpurt calibrate --platform h100 --measured gpu-results/calibration --out "
-      "h100-fitted.json");
+      "fitted model, which every other command accepts as --platform FILE. With --check it fits\n"
+      "nothing, writes nothing, and prints the residuals of --platform as given (a random walk\n"
+      "takes its config's own latency): a check of a fitted platform on held-out measurements.\n"
+      "Examples:\n  gpurt calibrate --platform h100 --measured gpu-results/calibration --out "
+      "h100-fitted.json\n  gpurt calibrate --check --platform h100-fitted.json --configs held-out-configs "
+      "--measured gpu-results/held-out");
   auto a = std::make_shared<CalibrateArgs>();
   cmd->add_option("--platform", a->platform, "Base platform: preset id or platform file")->required();
   cmd->add_option("--measured", a->measured, "Folder with one result folder per calibration config")
@@ -171,20 +212,28 @@ void add_calibrate(CLI::App& app) {
   cmd->add_option("--configs", a->configs,
                   "Folder of calibration configs (default examples/calibration, or examples/calibration-amd "
                   "on an AMD platform)");
-  cmd->add_option("--out", a->out, "Platform file to write")->required();
+  cmd->add_option("--out", a->out, "Platform file to write (required unless --check)");
   auto* fit =
       cmd->add_option("--fit", a->fit,
                       "Parameters to fit, comma-separated (default "
                       "switch_cost,coresidence_cost,spread_cost,jitter,kernel_jitter,memory_bandwidth,"
                       "random_walk_ns_per_access; on an AMD platform "
                       "lone_kernel_blocks,wave_release,cu_lock_threshold,block_dispatch_ns,kernel_jitter)");
-  cmd->add_option("--seed", a->seed, "Seed of the simulations (default 1)")->check(seed_value());
+  auto* seed = cmd->add_option("--seed", a->seed,
+                               "Seed of the simulations (default 1; with --check: each config's own, as "
+                               "`gpurt simulate`, unless given)")
+                   ->check(seed_value());
   cmd->add_option("--sweeps", a->sweeps,
                   "Coordinate-descent passes over the parameters (default 10; fewer: faster, coarser)")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--json", a->json, "Print the fit and its residuals as JSON");
-  cmd->callback([a, fit] {
+  cmd->add_flag("--check", a->check,
+                "Fit nothing: simulate the configs on --platform as given and print the residuals "
+                "(a check of a platform fitted elsewhere against measurements held out of its fit); "
+                "takes no --fit or --out");
+  cmd->callback([a, fit, seed] {
     a->fit_given = fit->count() > 0;
+    a->seed_given = seed->count() > 0;
     run_calibrate(*a);
   });
 }

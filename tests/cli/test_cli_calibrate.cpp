@@ -226,3 +226,73 @@ TEST_F(CalibrateCli, TheH200PresetsBandwidthIsWhatItsMeasurementsGive) {
             R"({"format": "gpurt/platform@1", "preset": "h200", "model": {"memory_sharing": "at_start"}})"));
   EXPECT_GT(at_start["rms_log_error"].get<double>(), 0.3);
 }
+
+// `gpurt calibrate --check` fits nothing and writes nothing: it simulates the configs on the
+// platform as given and prints the residuals, the check of a platform fitted elsewhere against
+// measurements held out of its fit. Result files the sim backend wrote under a hidden model are
+// that model's own draws (the same seed), so checking the hidden platform gives every residual
+// exactly 0 (the check simulates each config as `gpurt simulate` does), and checking another
+// model does not; on the H200's measured walks the h200 preset
+// (fluid sharing) is within 0.1 rms and judging the demand at each block's start is not.
+TEST_F(CalibrateCli, CheckComparesAPlatformAsGivenWithMeasurementsWithoutWriting) {
+  const std::string hidden = write("hidden.json", R"({"format": "gpurt/platform@1", "preset": "rtx3060ti",
+      "model": {"switch_cost": 0.2, "coresidence_cost": 0.1, "spread_cost": 0.03, "jitter": 0.08,
+                "kernel_jitter": 0.05, "memory_bandwidth": 60}})");
+  for (const char* c : {"spread", "switch"}) {
+    const Outcome b =
+        cli(std::string("bench " GPURT_SOURCE_DIR "/examples/calibration/") + c +
+            ".json --backend sim --platform " + hidden + " --out " + path(std::string("m/") + c));
+    ASSERT_EQ(b.code, 0) << c << ": " << b.err;
+  }
+  std::filesystem::create_directories(path("configs"));
+  for (const char* c : {"spread", "switch"})
+    std::filesystem::copy_file(std::string(GPURT_SOURCE_DIR "/examples/calibration/") + c + ".json",
+                               path(std::string("configs/") + c + ".json"));
+  const auto check = [&](const std::string& platform, const std::string& configs,
+                         const std::string& measured) {
+    const Outcome r = cli("calibrate --check --platform " + platform + " --configs " + configs +
+                          " --measured " + measured + " --json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return gpurt::parse_json(r.out, "stdout");
+  };
+  const gpurt::Json own = check(hidden, path("configs"), path("m"));
+  EXPECT_TRUE(own["check"].get<bool>());
+  EXPECT_TRUE(own["fitted"].empty());
+  EXPECT_EQ(own["residuals"].size(), 3u * 5);  // three instances, five statistics each
+  for (const auto& r : own["residuals"]) {
+    EXPECT_EQ(r["log_error"].get<double>(), 0.0) << r.dump();
+    EXPECT_FALSE(r.contains("fitted_ns")) << r.dump();
+  }
+  const gpurt::Json other = check("rtx3060ti", path("configs"), path("m"));  // the preset's own model
+  EXPECT_GT(other["rms_log_error"].get<double>(), 0.05);
+  // Nothing written: the only .json file in the test's folder is the one the test put there.
+  std::size_t json_files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(path(".")))
+    json_files += e.is_regular_file() && e.path().extension() == ".json" ? 1u : 0u;
+  EXPECT_EQ(json_files, 1u);  // hidden.json
+
+  // The H200's measured walks (docs/data/h200/calibration/bandwidth), with the config's own
+  // 500-ns latency (the fit's is 492.9).
+  std::filesystem::create_directories(path("walks"));
+  std::filesystem::copy_file(GPURT_SOURCE_DIR "/examples/calibration/bandwidth.json",
+                             path("walks/bandwidth.json"));
+  const std::string measured = GPURT_SOURCE_DIR "/docs/data/h200/calibration";
+  EXPECT_LT(check("h200", path("walks"), measured)["rms_log_error"].get<double>(), 0.1);
+  const gpurt::Json at_start = check(
+      write("at-start.json",
+            R"({"format": "gpurt/platform@1", "preset": "h200", "model": {"memory_sharing": "at_start"}})"),
+      path("walks"), measured);
+  EXPECT_GT(at_start["rms_log_error"].get<double>(), 0.3);
+
+  // What --check does not take, and --out without it: exit 2, no file.
+  const auto refused = [&](const std::string& args, const std::string& names) {
+    const Outcome o =
+        cli("calibrate --platform h200 --configs " + path("walks") + " --measured " + measured + " " + args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find(names), std::string::npos) << o.err;
+    EXPECT_FALSE(std::filesystem::exists(path("x.json"))) << args;
+  };
+  refused("--check --fit memory_bandwidth --out " + path("x.json"), "--fit");
+  refused("--check --out " + path("x.json"), "--out = " + path("x.json"));
+  refused("", "--out");
+}
