@@ -248,6 +248,66 @@ TEST(Calibrate, RefusesMemoryParametersWithoutAMemoryBoundConfig) {
   }
 }
 
+// A parameter no config responds to would keep its start value (0) and be written as fitted,
+// replacing the base platform's value (the rtx3060ti's switch cost 0.35 became 0 on the spread
+// config alone, which has one locality); jitter and kernel_jitter are told apart only by kernels
+// of several blocks. Both refused, naming the parameters.
+TEST(Calibrate, RefusesParametersNoConfigRespondsTo) {
+  const auto refused = [](const std::vector<std::string>& fit, const std::vector<std::string>& configs,
+                          const std::string& what) {
+    CalibrateOptions o;
+    o.fit = fit;
+    Platform hidden = base();
+    hidden.model.switch_cost = 0.2;
+    hidden.model.kernel_jitter = 0.05;
+    try {
+      calibrate(base(), measured_under(hidden, 3, "calibration", configs), o);
+      ADD_FAILURE() << what << " was fitted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused({"switch_cost"}, {"spread"}, "fit = switch_cost: no calibration config responds to it");
+  refused({"spread_cost", "coresidence_cost"}, {"spread"}, "fit = coresidence_cost: no calibration config");
+  refused({"jitter", "kernel_jitter"}, {"isolated"}, "fit = jitter,kernel_jitter: every kernel of the");
+  // Each alone acts on one-block kernels, and the switch config responds to its cost.
+  CalibrateOptions one;
+  one.fit = {"kernel_jitter", "switch_cost"};
+  EXPECT_NO_THROW(calibrate(base(), measured_under(base(), 3, "calibration", {"isolated", "switch"}), one));
+}
+
+// Result files gpurt wrote name the GPU's SM count, and every block its SM: measured on another
+// GPU they are refused, not fitted onto this one's SMs (an H200's walks gave an rtx3060ti a
+// memory_bandwidth of 21, 2026-11-28's review).
+TEST(Calibrate, RefusesAnotherGpusMeasurements) {
+  CalibrateOptions o;
+  o.fit = {"jitter"};
+  auto cases = measured_under(base(), 3, "calibration", {"isolated"});
+  cases[0].measured.sms = 132;
+  try {
+    calibrate(base(), cases, o);
+    ADD_FAILURE() << "a 132-SM measurement was fitted on a 38-SM platform";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("isolated: gpurt.sms = 132: the result files were measured on a GPU "
+                                         "with 132 SMs, but --platform \"rtx3060ti\" has 38"),
+              std::string::npos)
+        << e.what();
+  }
+  cases[0].measured.sms = 0;  // not recorded (the examiner's own files): the blocks' SMs are checked
+  cases[0].measured.instances[0].iterations[0].kernels[0].blocks[0].sm = 38;
+  try {
+    calibrate(base(), cases, o);
+    ADD_FAILURE() << "a block on SM 38 of a 38-SM platform was fitted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("block_smids 38: a block ran on SM 38, but --platform \"rtx3060ti\" "
+                                         "has 38 SMs"),
+              std::string::npos)
+        << e.what();
+  }
+  cases[0].measured.instances[0].iterations[0].kernels[0].blocks[0].sm = 37;
+  EXPECT_NO_THROW(calibrate(base(), cases, o));
+}
+
 TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
   CalibrateOptions o;
   o.fit = {"warp_speed"};
@@ -265,15 +325,26 @@ TEST(Calibrate, RefusesUnknownParametersAndMissingInstances) {
         << e.what();
   }
   // A result file no instance of the config writes (another config's, a second run under another
-  // name) is refused, not read and then ignored.
+  // name) is refused, not read and then ignored; a second run of an instance in a sub-folder is
+  // named as such.
   cases[2].measured.instances.push_back(dropped);
   cases[2].measured.instances.push_back(dropped);
   cases[2].measured.instances.back().log_name = "run2/" + dropped.log_name;
   try {
     calibrate(base(), cases);
+    ADD_FAILURE() << "a second run of an instance was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  cases[2].name + "/run2/" + dropped.log_name + ": is a second result file of instance ", 0),
+              0u)
+        << e.what();
+  }
+  cases[2].measured.instances.back().log_name = "run2/other.json";
+  try {
+    calibrate(base(), cases);
     ADD_FAILURE() << "a result file of no instance was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(cases[2].name + "/run2/" + dropped.log_name + ": no instance of " +
+    EXPECT_EQ(std::string(e.what()).rfind(cases[2].name + "/run2/other.json: no instance of " +
                                               cases[2].name + " writes this result file",
                                           0),
               0u)
@@ -402,6 +473,19 @@ TEST(CalibrateAmd, TheLoneBoundNeedsALoneConfigAndAnAmdGpu) {
     EXPECT_NE(
         std::string(e.what()).find("fit = wave_release,kernel_jitter: every calibration config runs one "
                                    "kernel alone"),
+        std::string::npos)
+        << e.what();
+  }
+  // The same without lone_kernel_blocks in the fit: the dispatch rule is refused too (it was
+  // "fitted" to 0 with rms 0.98, 2026-11-28's review).
+  CalibrateOptions rules;
+  rules.fit = {"wave_release"};
+  try {
+    calibrate(amd_base(), amd_measured_under(hidden, 3, {"lone"}), rules);
+    ADD_FAILURE() << "wave_release was reported fitted on the lone config alone";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("fit = wave_release: every calibration config runs one kernel alone"),
         std::string::npos)
         << e.what();
   }

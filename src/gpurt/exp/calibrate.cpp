@@ -157,15 +157,34 @@ std::string measured_where(const CalibrationCase& c) {
   return c.measured_folder.empty() ? c.name : c.measured_folder;
 }
 
-void check_measured_against_config(const CalibrationCase& c) {
+void check_measured_against_config(const CalibrationCase& c, const Platform& p) {
   const std::string where = measured_where(c);
   const std::string config = c.config_file.empty() ? c.name : c.config_file;
+  // Result files gpurt wrote name the GPU's SM count (gpurt.sms): measured on another GPU, they
+  // would be fitted onto this one's SMs without a word.
+  if (c.measured.sms > 0 && c.measured.sms != p.sms)
+    throw InputError(where, "gpurt.sms", std::to_string(c.measured.sms),
+                     fmt::format("the result files were measured on a GPU with {} SMs, but --platform \"{}\" "
+                                 "has {}: calibrate the platform of the GPU that measured them",
+                                 c.measured.sms, p.id, p.sms));
   // Every result file is one instance's: a file no instance writes (another config's, a second
   // run under another name) would otherwise be read, counted and then ignored without a word.
   for (const InstanceTrace& m : c.measured.instances) {
     const bool known = std::any_of(c.scenario.instances.begin(), c.scenario.instances.end(),
                                    [&](const ScenarioInstance& inst) { return inst.log_name == m.log_name; });
     if (!known) {
+      // The same file name in a sub-folder: a second run of an instance, not a stranger.
+      const auto twin = std::find_if(c.scenario.instances.begin(), c.scenario.instances.end(),
+                                     [&](const ScenarioInstance& inst) {
+                                       return std::filesystem::path(inst.log_name).filename() ==
+                                              std::filesystem::path(m.log_name).filename();
+                                     });
+      if (twin != c.scenario.instances.end())
+        throw InputError(
+            (std::filesystem::path(where) / m.log_name).string(),
+            fmt::format("is a second result file of instance {} of {} (its own is {}): the "
+                        "folder must hold one run of the config; move the other run out",
+                        twin->label.empty() ? twin->log_name : twin->label, config, twin->log_name));
       std::string names;
       for (const ScenarioInstance& inst : c.scenario.instances)
         names += (names.empty() ? "" : ", ") + inst.log_name;
@@ -195,6 +214,12 @@ void check_measured_against_config(const CalibrationCase& c) {
             throw InputError(
                 where, inst.log_name, fmt::format("{} block times", k.blocks.size()),
                 fmt::format("a kernel of {} blocks records another number of block times", k.block_count));
+          for (const BlockRecord& b : k.blocks)
+            if (b.sm >= p.sms)
+              throw InputError(where, inst.log_name, fmt::format("block_smids {}", b.sm),
+                               fmt::format("a block ran on SM {}, but --platform \"{}\" has {} SMs (0..{}): "
+                                           "measured on another GPU?",
+                                           b.sm, p.id, p.sms, p.sms - 1));
         }
     }
   }
@@ -230,7 +255,7 @@ CalibrationResult fit_together(const Platform& base, const std::vector<Calibrati
   std::vector<std::string> names;
   std::vector<Stats> measured;
   for (const CalibrationCase& c : cases) {
-    check_measured_against_config(c);
+    check_measured_against_config(c, base);
     const auto stats = block_statistics(c.measured, spans);
     for (const ScenarioInstance& inst : c.scenario.instances) {
       const auto found = stats.find(inst.log_name);
@@ -590,6 +615,64 @@ double measure_lone_bound(const Platform& p, const std::vector<CalibrationCase>&
 // wrong valley (the true parameters cost less). So the fit is staged: the other parameters on
 // the configs without memory-bound blocks, then the memory parameters on the memory-bound
 // configs with those fixed; the residuals cover every config.
+// Every simulated statistic of `cases` on `p` (in case and instance order), for the checks below.
+std::vector<Stats> simulated_statistics(const Platform& p, const std::vector<CalibrationCase>& cases,
+                                        std::uint64_t seed, bool spans) {
+  SimulateOptions so;
+  so.model_seed = seed;
+  std::vector<Stats> out;
+  for (const CalibrationCase& c : cases) {
+    const auto stats = block_statistics(simulate(c.scenario, p, so).trace, spans);
+    for (const ScenarioInstance& inst : c.scenario.instances) {
+      const auto found = stats.find(inst.log_name);
+      out.push_back(found == stats.end() ? Stats{} : found->second);
+    }
+  }
+  return out;
+}
+
+// A fitted parameter that no config responds to would keep the search's start value (0) and be
+// reported, and written, as fitted: each must move some simulated statistic between 0 and a
+// probe value where it acts strongly (the walk latency scales every walk, and the lone bound is
+// measured, not searched). jitter and kernel_jitter both fitted are told apart only by kernels
+// of several blocks (a launch's blocks share kernel_jitter's draw, each has its own jitter).
+void check_fitted_parameters_act(const Platform& base, const std::vector<CalibrationCase>& cases,
+                                 const CalibrateOptions& o, bool spans) {
+  const auto fitted = [&](const char* name) { return std::count(o.fit.begin(), o.fit.end(), name) > 0; };
+  if (fitted("jitter") && fitted("kernel_jitter")) {
+    const bool many = std::any_of(cases.begin(), cases.end(), [](const CalibrationCase& c) {
+      return std::any_of(c.scenario.instances.begin(), c.scenario.instances.end(),
+                         [](const ScenarioInstance& i) {
+                           return std::any_of(i.actions.begin(), i.actions.end(), [](const HostAction& a) {
+                             return a.kind == HostAction::Kind::kernel && a.kernel.blocks > 1;
+                           });
+                         });
+    });
+    if (!many)
+      throw InputError("calibrate", "fit", "jitter,kernel_jitter",
+                       "every kernel of the calibration configs has one block, so only the sum of the two "
+                       "is measured (a launch's blocks share kernel_jitter's draw): add a config of "
+                       "many-block kernels (examples/calibration/spread.json) or fit one of them");
+  }
+  for (const std::string& name : o.fit) {
+    const Fittable& f = fittable(name);
+    if (!f.field || name == "lone_kernel_blocks") continue;
+    const double probe = f.whole ? 1 : name == "memory_bandwidth" ? 0.5 : 0.5 * upper_of(f, base);
+    Platform at_zero = base, at_probe = base;
+    at_zero.model.*(f.field) = 0;
+    at_probe.model.*(f.field) = probe;
+    if (simulated_statistics(at_zero, cases, o.seed, spans) ==
+        simulated_statistics(at_probe, cases, o.seed, spans))
+      throw InputError(
+          "calibrate", "fit", name,
+          fmt::format("no calibration config responds to it (every statistic is the same with it at 0 and at "
+                      "{:g}), so its fit would say nothing: add a config it acts on (the bundled ones: "
+                      "examples/calibration, or examples/calibration-amd on an AMD GPU) or leave it out of "
+                      "--fit",
+                      probe));
+  }
+}
+
 CalibrationResult calibrate_staged(const Platform& base, const std::vector<CalibrationCase>& cases,
                                    const CalibrateOptions& o, bool spans) {
   std::vector<std::string> memory, other;
@@ -646,8 +729,31 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
           fmt::format("acts only on an AMD GPU with shader engines; platform \"{}\" is not one", base.id));
     spans = true;
   }
-  if (std::count(o.fit.begin(), o.fit.end(), "lone_kernel_blocks") == 0)
-    return calibrate_staged(base, cases, o, spans);
+  const bool lone_fitted = std::count(o.fit.begin(), o.fit.end(), "lone_kernel_blocks") > 0;
+  // The dispatch rules are fitted on configs where kernels compete; on lone configs only (one
+  // kernel alone, which only lone_kernel_blocks is measured on) they would keep their start
+  // values and be reported as fitted. (With lone_kernel_blocks fitted too, the lone configs
+  // leave the search and the check below the measurement names every other parameter.)
+  if (amd && !lone_fitted && !cases.empty() &&
+      std::all_of(cases.begin(), cases.end(),
+                  [&](const CalibrationCase& c) { return lone_config(base, c); })) {
+    std::string names;
+    for (const std::string& name : o.fit)
+      if (fittable(name).dispatch) names += (names.empty() ? "" : ",") + name;
+    if (!names.empty())
+      throw InputError("calibrate", "fit", names,
+                       "every calibration config runs one kernel alone (a lone config, which only "
+                       "lone_kernel_blocks is measured on): add configs to fit these on, or give --fit "
+                       "lone_kernel_blocks");
+  }
+  {
+    std::vector<CalibrationCase>
+        searched;  // the lone bound is measured on the lone configs, the rest searched on the others
+    for (const CalibrationCase& c : cases)
+      if (!lone_fitted || !lone_config(base, c)) searched.push_back(c);
+    if (!searched.empty()) check_fitted_parameters_act(base, searched, o, spans);
+  }
+  if (!lone_fitted) return calibrate_staged(base, cases, o, spans);
   Platform b = base;
   b.model.lone_kernel_blocks = measure_lone_bound(base, cases);
   CalibrateOptions rest = o;
