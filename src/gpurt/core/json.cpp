@@ -309,6 +309,20 @@ std::int64_t JsonNode::as_int_in(std::int64_t lo, std::int64_t hi) const {
   return v;
 }
 
+std::uint64_t JsonNode::as_uint64() const {
+  if (_value->is_number_unsigned()) return _value->get<std::uint64_t>();
+  if (_value->is_number_integer()) {
+    const auto v = _value->get<std::int64_t>();
+    if (v < 0) fail("must be in 0..18446744073709551615");
+    return static_cast<std::uint64_t>(v);
+  }
+  const double v = as_number();
+  if (std::trunc(v) != v) fail("must be a whole number");
+  // 2^64 is exactly representable; every double below it converts exactly.
+  if (v < 0 || v >= 18446744073709551616.0) fail("must be in 0..18446744073709551615");
+  return static_cast<std::uint64_t>(v);
+}
+
 Nanos JsonNode::as_positive_time(TimeUnit unit, Rounding rounding) const {
   const double v = as_number();
   if (!(v > 0)) fail("must be > 0");

@@ -78,6 +78,8 @@ class JsonNode {
   std::int64_t as_int() const;
   /// An integer within [lo, hi].
   std::int64_t as_int_in(std::int64_t lo, std::int64_t hi) const;
+  /// A whole number in 0..2^64-1 (a seed: the command line's --seed takes the same range).
+  std::uint64_t as_uint64() const;
   /// A number > 0 in `unit`, converted to nanoseconds with `rounding`; the result is > 0.
   Nanos as_positive_time(TimeUnit unit, Rounding rounding) const;
   /// A number >= 0 in `unit`, converted to nanoseconds with `rounding`.

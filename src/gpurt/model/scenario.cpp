@@ -368,7 +368,7 @@ SimOptions read_sim_options(const JsonNode& node) {
     if (m != "ideal" && m != "calibrated") v->fail("must be \"ideal\" or \"calibrated\"");
     o.ideal_model = m == "ideal";
   }
-  if (auto v = node.find("seed")) o.seed = static_cast<std::uint64_t>(v->as_int_in(0, INT64_MAX));
+  if (auto v = node.find("seed")) o.seed = v->as_uint64();
   if (auto v = node.find("max_kernels")) o.max_kernels = v->as_int_in(1, std::int64_t{1} << 40);
   if (auto v = node.find("max_blocks")) o.max_blocks = v->as_int_in(1, std::int64_t{1} << 40);
   auto ns = [&](std::string_view key, Nanos& out) {
