@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -600,6 +601,27 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
     EXPECT_EQ(WEXITSTATUS(std::system(full.c_str())), 1) << args;
     EXPECT_EQ(read("e"), "gpurt: error: cannot write to standard output\n") << args;
   }
+}
+
+// A FIFO that nothing writes to is refused after 10 s (kFifoWaitSeconds), exit 2 and nothing
+// written (opening one waited for a writer for ever until 2026-11-28, in simulate, bench, report
+// and others), while a pipe with a writer is read as a file is (/dev/stdin, `<(cat config)`), and
+// a FIFO whose writer comes later is waited for (SweepCli.RowsFromAPipeAreNeverResumed).
+TEST_F(Cli, AFifoNothingWritesIsRefusedAndAPipeIsRead) {
+  ASSERT_EQ(::mkfifo(path("fifo.json").c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome r = cli("simulate " + path("fifo.json") + " --platform h200 --out " + path("o"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("fifo.json: is a FIFO (named pipe) that nothing wrote to within 10 s"),
+            std::string::npos)
+      << r.err;
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_FALSE(std::filesystem::exists(path("o")));
+  const std::string piped = "cat " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json | " +
+                            std::string(GPURT_CLI) + " simulate /dev/stdin --platform jetson-tx2 --out " +
+                            path("p") + " >" + path("out") + " 2>" + path("err");
+  EXPECT_EQ(WEXITSTATUS(std::system(piped.c_str())), 0) << read("err");
+  EXPECT_TRUE(std::filesystem::exists(path("p")));
 }
 
 // Every command's --help shows an example (README: "Every command has `--help` with an
@@ -1207,6 +1229,16 @@ TEST_F(Cli, SeedOptionReplacesTheConfigsSeed) {
   EXPECT_NE(two, none);
   EXPECT_EQ(in_config, two);
   EXPECT_EQ(over, two);
+  // The config takes every seed --seed takes (0..2^64-1; it stopped at 2^63-1 until 2026-11-28).
+  const std::string top =
+      write_edited("top.json", config, "\"gpurt_sim\": {", "\"gpurt_sim\": {\"seed\": 18446744073709551615,");
+  EXPECT_EQ(run(top, "", "top"), run(config, " --seed 18446744073709551615", "top-option"));
+  const std::string past = write_edited("past.json", config, "\"gpurt_sim\": {",
+                                        "\"gpurt_sim\": {\"seed\": 18446744073709551616,");
+  const Outcome refused = cli("simulate " + past + " --platform radeon-vii --out " + path("past"));
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("gpurt_sim.seed"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(path("past")));
   const auto sweep = [&](const std::string& extra, const std::string& out) {
     const Outcome r = cli("sweep cu-masks " + config + " --sizes 30 --layouts se-packed --quiet" + extra +
                           " --out " + path(out));

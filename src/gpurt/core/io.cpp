@@ -11,6 +11,9 @@
 #include <sstream>
 #include <vector>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -37,27 +40,61 @@ std::int64_t max_input_bytes() {
 std::string read_text_file(const std::string& path) {
   // "-" is standard input, as the examiner reads its config under that name (./-: a file).
   const bool stdin_input = path == "-";
-  std::error_code ec;
-  if (!stdin_input && fs::is_directory(path, ec)) throw InputError(path, "is a directory, not a file");
-  std::ifstream file;
-  if (!stdin_input) file.open(path, std::ios::binary);
-  std::istream& in = stdin_input ? std::cin : file;
-  if (!stdin_input && !file) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  int fd = STDIN_FILENO;
+  if (!stdin_input) {
+    // O_NONBLOCK: opening a FIFO no process writes to returns at once (a plain open would wait
+    // for a writer for ever); the poll below then waits a bounded time for its first bytes. A
+    // pipe with a writer (`<(cat file)`) reads as before, blocking once the open is done.
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct Closer {
+    int fd;
+    bool owned;
+    ~Closer() {
+      if (owned) ::close(fd);
+    }
+  } closer{fd, !stdin_input};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(path, "is a directory, not a file");
+  const bool fifo = S_ISFIFO(st.st_mode);
+  if (!stdin_input) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+      throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+  }
+  if (fifo && !stdin_input) {
+    // A FIFO opened before any writer: Linux reports it readable only once a writer has written
+    // or come and gone (a read before that would find end of file), so wait for that, bounded.
+    pollfd ready{fd, POLLIN, 0};
+    int got = 0;
+    do got = ::poll(&ready, 1, kFifoWaitSeconds * 1000);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
+    if (got == 0)
+      throw InputError(
+          path, fmt::format("is a FIFO (named pipe) that nothing wrote to within {} s: nothing to read",
+                            kFifoWaitSeconds));
+  }
   // Read in pieces up to the limit: a device such as /dev/zero or an enormous file stops here
   // instead of filling the memory.
   const std::int64_t limit = max_input_bytes();
   std::string text;
   std::vector<char> piece(1 << 16);
-  while (in) {
-    in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (static_cast<std::int64_t>(text.size() + got) > limit) {
+  while (true) {
+    const ssize_t got = ::read(fd, piece.data(), piece.size());
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path, std::string("read error: ") + std::strerror(errno));
+    }
+    if (got == 0) break;
+    if (static_cast<std::int64_t>(text.size()) + got > limit) {
       throw InputError(
           path, fmt::format("is larger than {} bytes (GPURT_MAX_INPUT_BYTES raises the limit)", limit));
     }
-    text.append(piece.data(), got);
+    text.append(piece.data(), static_cast<std::size_t>(got));
   }
-  if (in.bad()) throw InputError(path, "read error");
   return text;
 }
 

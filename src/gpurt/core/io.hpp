@@ -19,8 +19,13 @@ namespace gpurt {
 /// says otherwise: 256 MiB.
 inline constexpr std::int64_t kDefaultMaxInputBytes = std::int64_t{256} << 20;
 
+/// How long read_text_file waits for a FIFO's first bytes (or its writer's end) before refusing
+/// it: a FIFO nothing writes to would otherwise block the run for ever.
+inline constexpr int kFifoWaitSeconds = 10;
+
 /// The whole content of a file ("-": standard input). Throws InputError naming the file when it
-/// cannot be read or holds more than the input limit (kDefaultMaxInputBytes, GPURT_MAX_INPUT_BYTES).
+/// cannot be read, holds more than the input limit (kDefaultMaxInputBytes, GPURT_MAX_INPUT_BYTES)
+/// or is a FIFO nothing writes to within kFifoWaitSeconds.
 std::string read_text_file(const std::string& path);
 
 /// Writes `content` to `path` atomically (temporary file, then rename; through a symbolic link,
