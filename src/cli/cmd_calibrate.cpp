@@ -115,6 +115,7 @@ void run_calibrate(const CalibrateArgs& args) {
     // check compares the very numbers those commands predict.
     o.fit.clear();
     o.seed = 0;
+    o.spans = amd;  // the statistics an AMD fit compares: the dispatch rules show in the spans
   } else if (a.fit_given) {
     o.fit = split(a.fit);
   } else if (amd) {
@@ -145,6 +146,8 @@ void run_calibrate(const CalibrateArgs& args) {
     fmt::print("{}\n", doc.dump(2));
     return;
   }
+  std::size_t width = 28;  // the statistics' names, in one column
+  for (const auto& s : r.residuals) width = std::max(width, s.name.size());
   if (a.check) {
     fmt::print(
         "{}: {} as given, nothing fitted ({} config{}, each simulated as `gpurt simulate` "
@@ -152,8 +155,8 @@ void run_calibrate(const CalibrateArgs& args) {
         a.platform, base.id, cases.size(), cases.size() == 1 ? "" : "s");
     fmt::print("residuals (ln simulated/measured), rms {:.4f}:\n", r.rms_log_error);
     for (const auto& s : r.residuals)
-      fmt::print("  {:<28} measured {:>12.0f} ns  simulated {:>12.0f} ns  {:+.4f}\n", s.name, s.measured_ns,
-                 s.fitted_ns, s.log_error());
+      fmt::print("  {:<{}} measured {:>12.0f} ns  simulated {:>12.0f} ns  {:+.4f}\n", s.name, width,
+                 s.measured_ns, s.fitted_ns, s.log_error());
     return;
   }
   fmt::print("{}: {} with the fitted performance model ({} simulations of {} configs)\n", a.out, base.id,
@@ -176,7 +179,7 @@ void run_calibrate(const CalibrateArgs& args) {
         r.random_walk_ns_per_access, r.random_walk_ns_per_access);
   fmt::print("residuals (ln simulated/measured), rms {:.4f}:\n", r.rms_log_error);
   for (const auto& s : r.residuals)
-    fmt::print("  {:<28} measured {:>12.0f} ns  fitted {:>12.0f} ns  {:+.4f}\n", s.name, s.measured_ns,
+    fmt::print("  {:<{}} measured {:>12.0f} ns  fitted {:>12.0f} ns  {:+.4f}\n", s.name, width, s.measured_ns,
                s.fitted_ns, s.log_error());
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "cli_fixture.hpp"
 #include "gpurt/core/io.hpp"
@@ -295,4 +296,35 @@ TEST_F(CalibrateCli, CheckComparesAPlatformAsGivenWithMeasurementsWithoutWriting
   refused("--check --fit memory_bandwidth --out " + path("x.json"), "--fit");
   refused("--check --out " + path("x.json"), "--out = " + path("x.json"));
   refused("", "--out");
+
+  // The examiner's own result files (no "gpurt" block, so no stated SM count) are checked as
+  // gpurt's are: the switch config's blocks all ran on SMs 0-1 of 38, which is no other GPU.
+  std::filesystem::create_directories(path("plain/switch"));
+  for (const auto& e : std::filesystem::directory_iterator(path("m/switch"))) {
+    gpurt::Json doc = gpurt::load_json_file(e.path().string());
+    doc.erase("gpurt");
+    std::ofstream(path("plain/switch/" + e.path().filename().string())) << doc.dump();
+  }
+  std::filesystem::create_directories(path("switch-only"));
+  std::filesystem::copy_file(path("configs/switch.json"), path("switch-only/switch.json"));
+  const gpurt::Json plain = check(hidden, path("switch-only"), path("plain"));
+  EXPECT_EQ(plain["residuals"].size(), 2u * 5);
+  for (const auto& r : plain["residuals"]) EXPECT_EQ(r["log_error"].get<double>(), 0.0) << r.dump();
+
+  // On an AMD GPU the check compares the kernel spans too, as the AMD fit does: the dispatch
+  // rules show there (the lone config's span is five times longer with lone_kernel_blocks).
+  std::filesystem::create_directories(path("amd"));
+  std::filesystem::copy_file(GPURT_SOURCE_DIR "/examples/calibration-amd/lone.json", path("amd/lone.json"));
+  ASSERT_EQ(
+      cli("bench " + path("amd/lone.json") + " --backend sim --platform radeon-vii --out " + path("a/lone"))
+          .code,
+      0);
+  const gpurt::Json amd = check("radeon-vii", path("amd"), path("a"));
+  EXPECT_EQ(amd["residuals"].size(), 8u);  // one instance: five block statistics, three span ones
+  for (const auto& r : amd["residuals"]) EXPECT_EQ(r["log_error"].get<double>(), 0.0) << r.dump();
+  const gpurt::Json no_bound = check(
+      write("no-bound.json",
+            R"({"format": "gpurt/platform@1", "preset": "radeon-vii", "model": {"lone_kernel_blocks": 0}})"),
+      path("amd"), path("a"));
+  EXPECT_GT(no_bound["rms_log_error"].get<double>(), 0.3);
 }

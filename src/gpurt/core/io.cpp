@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include <fcntl.h>
@@ -34,6 +35,17 @@ std::int64_t max_input_bytes() {
   if (errno != 0 || end == env || *end != '\0' || v < 1)
     throw InputError("environment", "GPURT_MAX_INPUT_BYTES", env, "must be a whole number of bytes >= 1");
   return v;
+}
+}  // namespace
+
+namespace {
+// Whether the open FIFO `fd` is a named one (a path in a file system) rather than an anonymous
+// pipe, which Linux names "pipe:[inode]" in /proc/self/fd.
+bool named_fifo(int fd) {
+  char target[64] = {};
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+  return !(n >= 5 && std::string_view(target, static_cast<std::size_t>(n)).starts_with("pipe:"));
 }
 }  // namespace
 
@@ -64,9 +76,11 @@ std::string read_text_file(const std::string& path) {
     if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
       throw InputError(path, std::string("cannot read: ") + std::strerror(errno));
   }
-  if (fifo && !stdin_input) {
+  if (fifo && !stdin_input && named_fifo(fd)) {
     // A FIFO opened before any writer: Linux reports it readable only once a writer has written
     // or come and gone (a read before that would find end of file), so wait for that, bounded.
+    // An anonymous pipe (`<(command)`, /dev/stdin) has its writer already: it is read blocking,
+    // however slow the writer.
     pollfd ready{fd, POLLIN, 0};
     int got = 0;
     do got = ::poll(&ready, 1, kFifoWaitSeconds * 1000);
@@ -86,6 +100,11 @@ std::string read_text_file(const std::string& path) {
     const ssize_t got = ::read(fd, piece.data(), piece.size());
     if (got < 0) {
       if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {  // a standard input left non-blocking by its owner
+        pollfd ready{fd, POLLIN, 0};
+        ::poll(&ready, 1, -1);
+        continue;
+      }
       throw InputError(path, std::string("read error: ") + std::strerror(errno));
     }
     if (got == 0) break;

@@ -160,13 +160,13 @@ std::string measured_where(const CalibrationCase& c) {
 void check_measured_against_config(const CalibrationCase& c, const Platform& p) {
   const std::string where = measured_where(c);
   const std::string config = c.config_file.empty() ? c.name : c.config_file;
-  // Result files gpurt wrote name the GPU's SM count (gpurt.sms): measured on another GPU, they
-  // would be fitted onto this one's SMs without a word.
-  if (c.measured.sms > 0 && c.measured.sms != p.sms)
-    throw InputError(where, "gpurt.sms", std::to_string(c.measured.sms),
+  // Result files gpurt wrote state the GPU's SM count (gpurt.sms; the examiner's own files do
+  // not): measured on another GPU, they would be fitted onto this one's SMs without a word.
+  if (c.measured.recorded_sms > 0 && c.measured.recorded_sms != p.sms)
+    throw InputError(where, "gpurt.sms", std::to_string(c.measured.recorded_sms),
                      fmt::format("the result files were measured on a GPU with {} SMs, but --platform \"{}\" "
                                  "has {}: calibrate the platform of the GPU that measured them",
-                                 c.measured.sms, p.id, p.sms));
+                                 c.measured.recorded_sms, p.id, p.sms));
   // Every result file is one instance's: a file no instance writes (another config's, a second
   // run under another name) would otherwise be read, counted and then ignored without a word.
   for (const InstanceTrace& m : c.measured.instances) {
@@ -214,8 +214,10 @@ void check_measured_against_config(const CalibrationCase& c, const Platform& p) 
             throw InputError(
                 where, inst.log_name, fmt::format("{} block times", k.blocks.size()),
                 fmt::format("a kernel of {} blocks records another number of block times", k.block_count));
+          // An NVIDIA block's SM id (%smid) is below the GPU's SM count; an AMD one, as a HIP
+          // port may record it, need not be (SE and CU bit fields), so it is not checked.
           for (const BlockRecord& b : k.blocks)
-            if (b.sm >= p.sms)
+            if (p.vendor != Vendor::amd && b.sm >= p.sms)
               throw InputError(where, inst.log_name, fmt::format("block_smids {}", b.sm),
                                fmt::format("a block ran on SM {}, but --platform \"{}\" has {} SMs (0..{}): "
                                            "measured on another GPU?",
@@ -720,7 +722,7 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     if (c.scenario.sim.ideal_model && !o.fit.empty())
       throw InputError(c.config_file.empty() ? c.name : c.config_file, "gpurt_sim.model", "\"ideal\"",
                        "the config turns the performance model off, so no fitted parameter acts on it");
-  bool spans = false;                      // a dispatch parameter is fitted: compare kernel spans too
+  bool spans = o.spans;                    // or a dispatch parameter is fitted: compare kernel spans too
   for (const std::string& name : o.fit) {  // validates the names
     if (!fittable(name).dispatch) continue;
     if (!amd)
@@ -743,8 +745,8 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     if (!names.empty())
       throw InputError("calibrate", "fit", names,
                        "every calibration config runs one kernel alone (a lone config, which only "
-                       "lone_kernel_blocks is measured on): add configs to fit these on, or give --fit "
-                       "lone_kernel_blocks");
+                       "lone_kernel_blocks is measured on): add configs to fit these on, or fit "
+                       "lone_kernel_blocks alone");
   }
   {
     std::vector<CalibrationCase>
@@ -766,8 +768,8 @@ CalibrationResult calibrate(const Platform& base, const std::vector<CalibrationC
     for (const std::string& name : rest.fit) names += (names.empty() ? "" : ",") + name;
     throw InputError("calibrate", "fit", names,
                      "every calibration config runs one kernel alone (a lone config, which only "
-                     "lone_kernel_blocks is measured on): add configs to fit these on, or give --fit "
-                     "lone_kernel_blocks");
+                     "lone_kernel_blocks is measured on): add configs to fit these on, or fit "
+                     "lone_kernel_blocks alone");
   }
   CalibrationResult r1;
   if (!rest.fit.empty()) {

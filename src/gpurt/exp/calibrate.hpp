@@ -50,6 +50,9 @@ struct CalibrateOptions {
       "memory_bandwidth", "random_walk_ns_per_access"};
   std::uint64_t seed = 1;  ///< the simulations' seed (the measurement is one draw of its own)
   int sweeps = 10;         ///< coordinate-descent passes over the parameters (then a Nelder-Mead polish)
+  /// Compare the kernel spans too when no dispatch parameter is fitted (`calibrate --check` on an
+  /// AMD GPU with shader engines, so that it reports what that GPU's default fit reports).
+  bool spans = false;
 };
 
 /// One statistic: per case and instance, the 10th percentile, mean and 90th percentile of the

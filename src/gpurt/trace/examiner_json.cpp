@@ -195,7 +195,8 @@ Trace load_examiner_results(const std::vector<std::string>& paths) {
     trace.simulated = simulated;
     if (g) {
       if (auto v = g->find("platform")) trace.platform = v->as_string();
-      if (auto v = g->find("sms")) trace.sms = static_cast<int>(v->as_int_in(1, 1 << 16));
+      if (auto v = g->find("sms"))
+        trace.recorded_sms = trace.sms = static_cast<int>(v->as_int_in(1, 1 << 16));
       if (auto v = g->find("max_threads_per_sm"))
         trace.max_threads_per_sm = static_cast<int>(v->as_int_in(1, 1 << 20));
       if (auto v = g->find("stream")) inst.stream = static_cast<int>(v->as_int_in(0, 1 << 20));

@@ -53,6 +53,7 @@ struct Trace {
   std::string scenario_name;
   std::string platform;        ///< platform id, when known
   int sms = 0;                 ///< SM lanes to draw
+  int recorded_sms = 0;        ///< the SM count the result files state (gpurt.sms); 0: not stated
   int max_threads_per_sm = 0;  ///< lane height reference
   bool simulated = false;      ///< predicted by gpurt's simulator (labelled as such in pictures)
   std::vector<InstanceTrace> instances;
