@@ -179,6 +179,7 @@ TEST(Calibrate, ResidualsAndTheirRmsByHand) {
   auto& its = cases[0].measured.instances.at(0).iterations;
   ASSERT_GE(its.size(), 10u);
   its.resize(10);
+  cases[0].scenario.instances.at(0).max_iterations = 10;  // the config as the cut run ran it
   for (std::size_t i = 0; i < its.size(); ++i) {
     BlockRecord& b = its[i].kernels.at(0).blocks.at(0);
     b.end = b.start + Nanos{static_cast<std::int64_t>(i + 1) * 1'000'000};
@@ -235,6 +236,26 @@ TEST(Calibrate, RefusesAMeasurementOfAnotherConfig) {
   k.blocks.push_back(k.blocks.front());
   EXPECT_THROW(calibrate(base(), cases, o), InputError);
   k.blocks.pop_back();
+  EXPECT_NO_THROW(calibrate(base(), cases, o));
+  // A run cut short (the config runs 200 iterations of `alone`; a cut spread measurement of one
+  // launch in 80 still "fitted" kernel_jitter, 2026-11-28's review), or one of more iterations.
+  auto& iterations = cases[0].measured.instances.at(0).iterations;
+  const IterationRecord last = iterations.back();
+  iterations.pop_back();
+  try {
+    calibrate(base(), cases, o);
+    ADD_FAILURE() << "a run of 199 iterations was fitted to a config of 200";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("m/isolated: alone.json = 199 iterations: the config runs "
+                                          "max_iterations = 200",
+                                          0),
+              0u)
+        << e.what();
+  }
+  iterations.push_back(last);
+  iterations.push_back(last);
+  EXPECT_THROW(calibrate(base(), cases, o), InputError);
+  iterations.pop_back();
   EXPECT_NO_THROW(calibrate(base(), cases, o));
 }
 

@@ -201,6 +201,15 @@ void check_measured_against_config(const CalibrationCase& c, const Platform& p) 
       if (a.kind == HostAction::Kind::kernel) shapes.emplace_back(a.kernel.blocks, a.kernel.shape.threads);
     for (const InstanceTrace& m : c.measured.instances) {
       if (m.log_name != inst.log_name) continue;
+      // A run of a fixed number of iterations records each: fewer is a cut or interrupted run
+      // (a spread measurement cut to 1 of its 80 launches still "fitted" kernel_jitter), more
+      // another config's. Runs bounded by time, and task_host members, are not counted.
+      if (inst.max_iterations > 0 && inst.max_time.count() == 0 && inst.parent < 0 &&
+          static_cast<std::int64_t>(m.iterations.size()) != inst.max_iterations)
+        throw InputError(where, inst.log_name, fmt::format("{} iterations", m.iterations.size()),
+                         fmt::format("the config runs max_iterations = {} of this instance: a cut or "
+                                     "interrupted run, or another config's?",
+                                     inst.max_iterations));
       for (const IterationRecord& it : m.iterations)
         for (const KernelRecord& k : it.kernels) {
           if (std::find(shapes.begin(), shapes.end(), std::pair{k.block_count, k.thread_count}) ==
