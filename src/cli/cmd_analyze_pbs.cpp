@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/analysis/pbs.hpp"
 #include "gpurt/core/error.hpp"
@@ -176,7 +177,7 @@ void add_analyze_pbs(CLI::App& analyze) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   pbs->add_option("--max-seconds", args->max_seconds,
                   "GPUSched: stop after this many seconds, then exit 1 (default 30; 0 = no limit)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(finite_in(0.0, 1e9));
   pbs->add_option(
          "--max-jobs", args->max_jobs,
          "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000; about 0.5 KiB a job). "

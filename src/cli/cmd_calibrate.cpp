@@ -24,7 +24,7 @@ struct CalibrateArgs {
   std::string platform, measured, configs, out, fit;  // configs, fit: by vendor when empty
   bool json = false, fit_given = false;
   bool check = false;  // fit nothing: the residuals of the platform as given (a held-out check)
-  bool seed_given = false;
+  bool seed_given = false, sweeps_given = false;
   std::uint64_t seed = 1;
   int sweeps = 10;
 };
@@ -54,6 +54,10 @@ void run_calibrate(const CalibrateArgs& args) {
     if (!a.out.empty())
       throw InputError("command line", "--out", a.out,
                        "is not taken with --check, which fits nothing and writes no platform");
+    if (a.sweeps_given)
+      throw InputError("command line", "--sweeps", std::to_string(a.sweeps),
+                       "is not taken with --check, which fits nothing (--sweeps counts the fit's "
+                       "passes)");
   } else {
     if (a.out.empty())
       throw InputError("command line", "--out", "(none)",
@@ -226,16 +230,18 @@ void add_calibrate(CLI::App& app) {
                                "Seed of the simulations (default 1; with --check: each config's own, as "
                                "`gpurt simulate`, unless given)")
                    ->check(seed_value());
-  cmd->add_option("--sweeps", a->sweeps,
-                  "Coordinate-descent passes over the parameters (default 10; fewer: faster, coarser)")
-      ->check(CLI::Range(1, 100));
+  auto* sweeps =
+      cmd->add_option("--sweeps", a->sweeps,
+                      "Coordinate-descent passes over the parameters (default 10; fewer: faster, coarser)")
+          ->check(CLI::Range(1, 100));
   cmd->add_flag("--json", a->json, "Print the fit and its residuals as JSON");
   cmd->add_flag("--check", a->check,
                 "Fit nothing: simulate the configs on --platform as given and print the residuals "
                 "(a check of a platform fitted elsewhere against measurements held out of its fit); "
-                "takes no --fit or --out");
-  cmd->callback([a, fit, seed] {
+                "takes no --fit, --out or --sweeps");
+  cmd->callback([a, fit, seed, sweeps] {
     a->fit_given = fit->count() > 0;
+    a->sweeps_given = sweeps->count() > 0;
     a->seed_given = seed->count() > 0;
     run_calibrate(*a);
   });

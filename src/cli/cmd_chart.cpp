@@ -4,6 +4,8 @@
 #include <cctype>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
@@ -18,6 +20,7 @@ struct ChartArgs {
   std::string csv, x, group, title, x_label, y_label, note, out;
   std::vector<std::string> y;  ///< each --y as given: comma-separated columns
   bool log_x = false, log_y = false;
+  std::size_t max_points = 1'000'000;
 };
 
 // A sweep's CSV says in its "backend" column where its numbers come from: a chart of simulated
@@ -47,7 +50,14 @@ void run_chart(const ChartArgs& a) {
       ys.push_back(std::move(y));
     }
   }
-  const CsvTable table = parse_csv(read_text_file(a.csv), a.csv);
+  // Every row draws a point per y column: bound the rows as they are read (a 50 MB CSV of short
+  // rows took 2 GB and wrote a 150 MB picture), then the points.
+  const std::string limit =
+      fmt::format("--max-points {} bounds the points drawn (rows x y columns); raise it", a.max_points);
+  const CsvTable table = parse_csv(read_text_file(a.csv), a.csv, a.max_points, limit);
+  if (table.rows.size() * ys.size() > a.max_points)
+    throw InputError(a.csv, fmt::format("{} rows x {} y columns is {} points: {}", table.rows.size(),
+                                        ys.size(), table.rows.size() * ys.size(), limit));
   Chart chart;
   chart.series = series_from_csv(table, a.csv, a.x, ys, a.group);
   chart.title = a.title.empty() ? a.csv : a.title;
@@ -89,6 +99,9 @@ void add_chart(CLI::App& app) {
   cmd->add_flag("--log-x", a->log_x, "Logarithmic x axis");
   cmd->add_flag("--log-y", a->log_y, "Logarithmic y axis");
   cmd->add_option("--out", a->out, "SVG file to write")->required();
+  cmd->add_option("--max-points", a->max_points,
+                  "Refuse a CSV that would draw more points (rows x y columns; default 1000000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
   cmd->callback([a] { run_chart(*a); });
 }
 

@@ -45,6 +45,16 @@ void run(const ConvertArgs& a) {
   } else {
     out = derived_json(to_fifo(system), a.in, "FIFO");
   }
+  // Only the PBS model (and a system file) holds a kernel's slowdown beside others and the batch
+  // table: the others drop it, which changes what the tasks' times mean. Said, not silent.
+  if (a.to != "system" && a.to != "pbs") {
+    const std::string interference = declared_interference(system);
+    if (!interference.empty())
+      fmt::print(stderr,
+                 "gpurt: warning: {}: {}; the {} format has no place for it, so the converted times are "
+                 "the kernels' isolated ones\n",
+                 printable(a.in), printable(interference), a.to);
+  }
   const std::string text = out.dump(2) + "\n";
   if (a.out.empty()) {
     std::fputs(text.c_str(), stdout);

@@ -1,5 +1,7 @@
 // gpurt plot RESULTS... [--svg FILE] [--perfetto FILE] [--cdf FILE] [--platform NAME]
 // gpurt plot --compare PREDICTED_DIR MEASURED_DIR --svg FILE [--platform NAME]
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -20,9 +22,9 @@ struct PlotArgs {
   std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
 };
 
-void apply_platform(Trace& trace, const std::string& arg) {
-  if (arg.empty()) return;
-  const Platform p = platform_arg(arg);
+void apply_platform(Trace& trace, const std::optional<Platform>& platform) {
+  if (!platform) return;
+  const Platform& p = *platform;
   trace.sms = std::max(trace.sms, p.sms);
   trace.max_threads_per_sm = p.max_threads;
   if (trace.platform.empty()) trace.platform = p.id;
@@ -43,6 +45,9 @@ void run_plot(const PlotArgs& a) {
     check_output_not_input(path, inputs, option);
     for (const std::string& dir : a.compare) check_output_outside(path, dir, option);
   }
+  // Read once (a pipe cannot be read twice), for both sides of --compare.
+  std::optional<Platform> platform;
+  if (!a.platform.empty()) platform = platform_arg(a.platform);
   std::vector<OutputFile> outputs;
   if (!a.compare.empty()) {
     if (a.compare.size() != 2) throw InputError("--compare", "", "", "needs PREDICTED_DIR MEASURED_DIR");
@@ -51,8 +56,8 @@ void run_plot(const PlotArgs& a) {
       throw InputError("gpurt plot --compare", "give --svg FILE for the side-by-side picture");
     Trace predicted = load_examiner_results(result_files_in(a.compare[0]));
     Trace measured = load_examiner_results(result_files_in(a.compare[1]));
-    apply_platform(predicted, a.platform);
-    apply_platform(measured, a.platform);
+    apply_platform(predicted, platform);
+    apply_platform(measured, platform);
     check_drawable(predicted, a.max_drawn_blocks);
     check_drawable(measured, a.max_drawn_blocks);
     outputs.emplace_back(a.svg, side_by_side_svg(predicted, measured));
@@ -72,7 +77,7 @@ void run_plot(const PlotArgs& a) {
     if (a.svg.empty() && a.perfetto.empty() && a.cdf.empty())
       throw InputError("gpurt plot", "give --svg FILE, --perfetto FILE and/or --cdf FILE");
     Trace trace = load_examiner_results(a.results);
-    apply_platform(trace, a.platform);
+    apply_platform(trace, platform);
     if (!a.svg.empty() || !a.perfetto.empty()) check_drawable(trace, a.max_drawn_blocks);
     if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(trace));
     if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace_text(trace) + "\n");

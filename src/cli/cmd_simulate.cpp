@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 Platform load_platform_arg(const std::string& arg) {
   if (find_platform_preset(arg)) return *find_platform_preset(arg);
   std::error_code ec;
-  if (fs::is_regular_file(arg, ec)) {
+  // A file, or a pipe such as <(gpurt platforms h200 --json) or /dev/stdin (read as every input
+  // is: a named FIFO nothing writes to is refused after a while).
+  if (fs::exists(arg, ec) && !fs::is_directory(arg, ec)) {
     const Json doc = load_json_file(arg);
     return parse_platform(JsonNode(doc, arg));
   }
@@ -40,7 +42,6 @@ Platform platform_arg(const std::string& arg, const std::string& option) {
     }
     if (fs::is_directory(arg, ec))
       throw InputError("command line", option, arg, "is a folder, not a platform file");
-    if (!fs::is_regular_file(arg, ec)) throw InputError("command line", option, arg, "is not a regular file");
   }
   return load_platform_arg(arg);
 }

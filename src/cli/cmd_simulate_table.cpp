@@ -249,7 +249,7 @@ void add_table_options(CLI::App* cmd, PlayArgs& args) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   cmd->add_option("--max-seconds", args.max_seconds,
                   "GPUSched: stop after this many seconds, with exit 1 (default 30; 0 = no limit)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(finite_in(0.0, 1e9));
   cmd->add_option("--max-jobs", args.max_jobs,
                   "EDF baselines: refuse a hyperperiod of more jobs, exit 1 (default 1000000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));

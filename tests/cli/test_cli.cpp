@@ -493,6 +493,20 @@ TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("row 1.r = fast: not a number"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(bad));
+
+  // --max-points bounds rows x y columns: the 4 rows draw 4 points of one column, 8 of two;
+  // a CSV of more rows than the limit is refused as it is read.
+  EXPECT_EQ(cli("chart " + csv + " --x utilization --y ratio --max-points 4 --out " + bad).code, 0);
+  fs::remove(bad);
+  r = cli("chart " + csv + " --x utilization --y ratio,utilization --max-points 7 --out " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("fig.csv: 4 rows x 2 y columns is 8 points: --max-points 7 bounds the points drawn"),
+            std::string::npos)
+      << r.err;
+  r = cli("chart " + csv + " --x utilization --y ratio --max-points 3 --out " + bad);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("fig.csv: has more than 3 rows (at line 5): --max-points 3"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(bad));
 }
 
 // A sweep's CSV whose backend column says simulated draws a chart that says so, as the sweep's
@@ -628,6 +642,21 @@ TEST_F(Cli, AFifoNothingWritesIsRefusedAndAPipeIsRead) {
   EXPECT_FALSE(std::filesystem::exists(path("o")));
   EXPECT_EQ(read("rc1"), "0\n") << read("err1");
   EXPECT_TRUE(std::filesystem::exists(path("p")));
+
+  // A platform file is read as any input: from a pipe too (it was refused as "not a regular
+  // file"); the piped copy is renamed, so the run names what it read.
+  const std::string piped = "bash -c '" + gpurt +
+                            " simulate " GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json --platform <(" +
+                            gpurt + " platforms jetson-tx2 --json | sed s/jetson-tx2/piped-tx2/) --out " +
+                            path("q") + " --json >" + path("out3") + " 2>" + path("err3") + "'";
+  ASSERT_EQ(std::system(piped.c_str()), 0) << read("err3");
+  EXPECT_EQ(gpurt::parse_json(read("out3"), "out3")["platform"], "piped-tx2") << read("out3");
+  // plot --compare applies it to both sides: one read (a second read of the pipe found it empty).
+  const std::string compare = "bash -c '" + gpurt + " plot --compare " + path("q") + " " + path("q") +
+                              " --svg " + path("c.svg") + " --platform <(" + gpurt +
+                              " platforms jetson-tx2 --json) 2>" + path("err4") + "'";
+  ASSERT_EQ(std::system(compare.c_str()), 0) << read("err4");
+  EXPECT_TRUE(std::filesystem::exists(path("c.svg")));
 }
 
 // Every command's --help shows an example (README: "Every command has `--help` with an

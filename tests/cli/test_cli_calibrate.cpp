@@ -285,7 +285,7 @@ TEST_F(CalibrateCli, CheckComparesAPlatformAsGivenWithMeasurementsWithoutWriting
       path("walks"), measured);
   EXPECT_GT(at_start["rms_log_error"].get<double>(), 0.3);
 
-  // What --check does not take, and --out without it: exit 2, no file.
+  // What --check does not take (--sweeps counts a fit's passes), and --out without it: exit 2, no file.
   const auto refused = [&](const std::string& args, const std::string& names) {
     const Outcome o =
         cli("calibrate --platform h200 --configs " + path("walks") + " --measured " + measured + " " + args);
@@ -295,6 +295,7 @@ TEST_F(CalibrateCli, CheckComparesAPlatformAsGivenWithMeasurementsWithoutWriting
   };
   refused("--check --fit memory_bandwidth --out " + path("x.json"), "--fit");
   refused("--check --out " + path("x.json"), "--out = " + path("x.json"));
+  refused("--check --sweeps 3", "--sweeps = 3");
   refused("", "--out");
 
   // The examiner's own result files (no "gpurt" block, so no stated SM count) are checked as

@@ -36,6 +36,26 @@ TEST_F(ConvertCli, PbsFigure1ToSystemAndBack) {
   EXPECT_EQ(gpurt::Json::parse(pbs.out)["tasks"][2]["wcet"], 3.0);
 }
 
+// The batch table and a kernel's slowdown exist only in the PBS model: converting to another is
+// allowed, and says what it drops (it dropped them silently).
+TEST_F(ConvertCli, DroppedInterferenceIsSaid) {
+  for (const char* to : {"smlp", "fifo"}) {
+    const Outcome o = cli("convert " + kExamples + "pbs/figure1.json --to " + to);
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.err.find("warning: " + kExamples +
+                         "pbs/figure1.json: the file gives 4 PBS batch completion times (kernels slower "
+                         "together); the " +
+                         to + " format has no place for it"),
+              std::string::npos)
+        << o.err;
+  }
+  const Outcome slow = cli("convert " + kExamples + "pbs/example-2-1.json --to smlp");
+  ASSERT_EQ(slow.code, 0) << slow.err;
+  EXPECT_NE(slow.err.find("task \"J1\" declares a slowdown of 1.5"), std::string::npos) << slow.err;
+  for (const char* to : {"system", "pbs"})
+    EXPECT_EQ(cli("convert " + kExamples + "pbs/figure1.json --to " + to).err, "") << to;
+}
+
 TEST_F(ConvertCli, RtgpuToSmlpUsesLemma51) {
   const Outcome r = cli("convert " + kExamples + "rtgpu/two-tasks.json --to smlp");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -132,6 +132,12 @@ TEST_F(CliPbs, BudgetsStopWithCompleteFalseAndNameTheirOption) {
   EXPECT_NE(r.err.find("GPUSched stopped at --max-seconds 0.3 without a table; raise --max-seconds"),
             std::string::npos)
       << r.err;
+  // nan is no time limit's value (it passed CLI11's range and left the search unbounded).
+  for (const char* command : {"analyze pbs ", "simulate-table "}) {
+    r = run(command + big + " --max-seconds nan");
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("must be a finite number, not nan"), std::string::npos) << r.err;
+  }
   // The memory the vertex cap allows (256 bytes a vertex) runs out inside v0's batch listing.
   r = run("analyze pbs " + big + " --max-vertices 1000 --json");
   EXPECT_EQ(r.code, 1);

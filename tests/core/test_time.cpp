@@ -55,6 +55,11 @@ TEST(Time, FromNanosUpIsNeverBelowTheExactValue) {
   EXPECT_GE(static_cast<std::int64_t>(from_nanos_up(t, TimeUnit::ns)), t.count());
   EXPECT_EQ(from_nanos_up(Nanos{1'500'000}, TimeUnit::ms), 1.5);  // exact values are unchanged
   EXPECT_EQ(from_nanos_up(Nanos{1'360'000}, TimeUnit::ms), 1.36);
+  // Below 10^15 ns the nearest double prints as the exact decimal, even where it lies below the
+  // exact value (170843 ns in us): the next double up would print as 170.84300000000002.
+  EXPECT_LT(static_cast<long double>(from_nanos(Nanos{170'843}, TimeUnit::us)), 170843.0L / 1000);
+  EXPECT_EQ(fmt::format("{}", from_nanos_up(Nanos{170'843}, TimeUnit::us)), "170.843");
+  EXPECT_EQ(fmt::format("{}", from_nanos_up(Nanos{999'999'999'999'999}, TimeUnit::ms)), "999999999.999999");
   const double us = from_nanos_up(t, TimeUnit::us);
   EXPECT_GE(static_cast<long double>(us) * 1000, static_cast<long double>(t.count()));
 }

@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/report.hpp"
 #include "gpurt/exp/report_html.hpp"
@@ -363,6 +365,58 @@ TEST(Report, PbsFigure1TableIsPlayedAsAnalysed) {
   }
   EXPECT_FALSE(analysis(r, "fifo-theorem1").schedulable.has_value());  // below the limit: no verdict
   EXPECT_TRUE(r.violations.empty());
+}
+
+// PBS Example 2.1 declares that J1 and J2 run 1.5 times slower together (30 -> 45 us). SMLP,
+// k-exclusion with two slots and federated units run them side by side at L(i,k) = 30 us, so
+// their bounds (30 us, "federated leaves the most GPU to spare") do not hold there: none is
+// given; one slot runs one kernel at a time, so kx --k 1 keeps its bound, as GPUSched does.
+TEST(Report, DeclaredInterferenceLeavesNoSideBySideBound) {
+  const System s = load_any_system(GPURT_SOURCE_DIR "/examples/pbs/example-2-1.json");
+  const Report r = make_report(s);
+  for (const char* name : {"smlp", "kx", "federated"}) {
+    const ReportAnalysis& a = analysis(r, name);
+    EXPECT_FALSE(a.applicable) << name;
+    EXPECT_NE(a.why.find("task \"J1\" declares a slowdown of 1.5"), std::string::npos) << a.why;
+  }
+  EXPECT_TRUE(analysis(r, "gpusched").applicable);
+  ASSERT_TRUE(r.best) << r.recommendation;
+  EXPECT_NE(r.best->policy, "federated");
+  ReportOptions one;
+  one.k = 1;
+  const Report exclusive = make_report(s, one);
+  const ReportAnalysis& kx = analysis(exclusive, "kx");
+  ASSERT_TRUE(kx.applicable) << kx.why;
+  ASSERT_TRUE(kx.tasks[1].bound);
+  EXPECT_EQ(*kx.tasks[1].bound, Nanos{60'000});  // J2 waits for J1's 30 us, then its own 30
+  // Without the slowdown the side-by-side bounds come back.
+  System plain = s;
+  for (SystemTask& t : plain.tasks)
+    for (SystemSegment& seg : t.segments) seg.kernel.slowdown = 1.0;
+  EXPECT_TRUE(analysis(make_report(plain), "federated").applicable);
+  EXPECT_EQ(declared_interference(plain), "");
+}
+
+// Theorem 1 shows that SOME system at or above m - b_max + 1 has unbounded responses: at the limit
+// the report gives no verdict (it said "NOT schedulable" of a task that meets every deadline),
+// and only U_sum > m is one.
+TEST(Report, FifoTheoremOneIsAWarningAtTheLimitAndAVerdictOnlyPastTheGpu) {
+  const auto fifo = [](double wcet_ms) {
+    return make_report(
+        parse_any_system(Json::parse(fmt::format(R"({{"format": "gpurt/fifo@1", "time_unit": "ms",
+        "gpu_threads": 4096, "tasks": [{{"name": "solo", "wcet": {}, "period": 1, "grid": 4, "block": 1024}}]}})",
+                                                 wcet_ms)),
+                         "fifo.json"));
+  };
+  // U_sum = 3686.4 >= 4096 - 1024 + 1 = 3073: one job of 4 x 1024 threads takes 0.9 ms <= 1 ms.
+  const Report at = fifo(3686.4);
+  const ReportAnalysis& warned = analysis(at, "fifo-theorem1");
+  ASSERT_TRUE(warned.applicable) << warned.why;
+  EXPECT_FALSE(warned.schedulable.has_value());
+  EXPECT_NE(warned.detail.find("no verdict on this one"), std::string::npos) << warned.detail;
+  EXPECT_EQ(analysis(at, "federated").schedulable, true);
+  // U_sum = 4505.6 > 4096 threads: overloaded.
+  EXPECT_EQ(analysis(fifo(4505.6), "fifo-theorem1").schedulable, false);
 }
 
 }  // namespace

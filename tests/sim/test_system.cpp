@@ -69,6 +69,20 @@ TEST(SystemSim, FederatedTasksRunSideBySideOnTheirOwnUnits) {
   }
 }
 
+TEST(SystemSim, FederatedSizesForTheShorterOfDeadlineAndPeriod) {
+  // D = 30 us past T = 12 us: 1 unit would meet the deadline (2 + 10 + 3 = 15 <= 30) but not
+  // the period, where the next job is released and would queue; sized for min(D, T) - 5 = 7 us,
+  // the task gets both units (L = 6): 2 + 6 + 3 = 11 us, every job done before the next release.
+  SmlpSystem s;
+  s.platform = *find_platform_preset("jetson-tx2");
+  s.tasks = {task("A", {10, 6}, {1, 2}, 30)};
+  s.timing = {SmlpTaskTiming{us(12), us(2), us(3)}};
+  const SystemSimResult r = run(s, Arbitration::federated);
+  EXPECT_EQ(r.tasks[0].units, 2);
+  EXPECT_EQ(r.tasks[0].worst_response, us(11));
+  EXPECT_EQ(r.tasks[0].policy_bound, us(11));
+}
+
 TEST(SystemSim, KExclusionSlotsMapToPartitions) {
   // k = 2: slot 0 -> unit 0, slot 1 -> unit 1; both run L(i,1) = 10 at once: 15 us.
   const SystemSimResult two = run(two_tasks(), Arbitration::k_exclusion, 2);

@@ -148,6 +148,10 @@ double from_nanos(Nanos t, TimeUnit unit) {
 
 double from_nanos_up(Nanos t, TimeUnit unit) {
   const double d = from_nanos(t, unit);
+  // Below 10^15 ns the exact value has at most 15 significant digits in any unit, so the nearest
+  // double prints (shortest round trip) as exactly that decimal: nothing to round up. The next
+  // double up would print as 170.84300000000002 for 170843 ns in us.
+  if (t.count() > -1'000'000'000'000'000 && t.count() < 1'000'000'000'000'000) return d;
   const std::int64_t per = nanos_per(unit);
   if (per == 1) {  // exact comparison in 128 bits
     __extension__ const __int128 back = static_cast<__int128>(d);

@@ -34,7 +34,8 @@ std::optional<Nanos> to_nanos(double value, TimeUnit unit, Rounding rounding);
 
 /// Converts nanoseconds to a value in `unit` for output (exact when the unit divides it).
 double from_nanos(Nanos t, TimeUnit unit);
-/// The same, never below the exact value: the nearest double, or the next one up where that is
+/// The same, never printed below the exact value: below 10^15 ns the nearest double, whose
+/// shortest decimal is the exact value; from there the next double up where the nearest is
 /// below it (past 2^53 ns a double no longer holds every nanosecond; a bound must not shrink).
 double from_nanos_up(Nanos t, TimeUnit unit);
 

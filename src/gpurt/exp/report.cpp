@@ -165,7 +165,8 @@ Report make_report(const System& system, const ReportOptions& options) {
                        "is needed: no task has a period or a deadline to take a default from");
     throw InputError("command line", "--horizon", show(r.horizon, r.time_unit), "must be > 0");
   }
-  const report_detail::Models models{to_smlp(system), to_rtgpu(system), to_pbs(system), to_fifo(system)};
+  const report_detail::Models models{to_smlp(system), to_rtgpu(system), to_pbs(system), to_fifo(system),
+                                     declared_interference(system)};
   report_detail::add_analyses(r, models, options);
   for (const char* p : kReportPolicies) {
     if (!options.policies.empty() &&

@@ -55,6 +55,29 @@ void end_to_end(ReportAnalysis& a, const SmlpSystem& s, std::size_t i, std::opti
   a.tasks.push_back(std::move(b));
 }
 
+constexpr const char* kNoPriorityBound =
+    "gpurt has no response-time bound for SMLP served in priority order (simulated only)";
+
+// k-exclusion, one partition per slot, FIFO, lock per kernel: what the kx policy simulates.
+void kx_analysis(Report& r, const SmlpSystem& s, int k) {
+  ReportAnalysis a;
+  a.name = a.policy = "kx";
+  a.source = "k-exclusion, FIFO, a partition per slot (Dissertation §6.1; analysis/kx.hpp)";
+  a.applicable = true;
+  a.schedulable = true;
+  const KxResult res = analyse_kx(s, KxOptions{k, false});
+  std::string slots;
+  for (int u : res.slot_units) slots += (slots.empty() ? "" : ",") + std::to_string(u);
+  a.detail = fmt::format(
+      "k = {} slots of {} units; bound = cpu_before + ceil(sum of other holds / k) + "
+      "hold + cpu_after, hold = the longest L(i, slot)",
+      res.k, slots);
+  for (std::size_t i = 0; i < s.tasks.size(); ++i)
+    end_to_end(a, s, i, res.tasks[i].response_bound,
+               fmt::format("waits <= {}", show(res.tasks[i].blocking, s.time_unit)));
+  r.analyses.push_back(std::move(a));
+}
+
 void smlp_analyses(Report& r, const Models& m, const ReportOptions& o) {
   if (!m.smlp.applies()) {
     for (const char* n : {"smlp", "smlp-prio", "kx", "federated"})
@@ -62,6 +85,22 @@ void smlp_analyses(Report& r, const Models& m, const ReportOptions& o) {
     return;
   }
   const SmlpSystem& s = *m.smlp.model;
+  const int k = std::clamp(o.k, 1, std::max(1, s.platform.units()));
+  if (!m.interference.empty()) {
+    // With declared interference, kernels that run beside each other (each on its units) are
+    // slower than the L(i,k) the bounds take: no bound where they can (the policies are still
+    // simulated); k-exclusion with one slot runs one kernel at a time.
+    const std::string why =
+        m.interference +
+        ", which the SMLP model's L(i,k) does not carry: this bound lets kernels run side by side at L(i,k); "
+        "give L(i,k) measured under interference (as the FFT seed does) and no slowdown";
+    r.analyses.push_back(not_applicable("smlp", "", "smlp", why));
+    r.analyses.push_back(not_applicable("smlp-prio", "", "smlp-prio", kNoPriorityBound));
+    if (k > 1) r.analyses.push_back(not_applicable("kx", "", "kx", why + " (or --k 1)"));
+    if (k == 1) kx_analysis(r, s, k);
+    r.analyses.push_back(not_applicable("federated", "", "federated", why));
+    return;
+  }
   {
     ReportAnalysis a;
     a.name = a.policy = "smlp";
@@ -76,34 +115,14 @@ void smlp_analyses(Report& r, const Models& m, const ReportOptions& o) {
       std::optional<Nanos> e2e = add(t.cpu_before, res.tasks[i].response_bound);
       if (e2e) e2e = add(*e2e, t.cpu_after);
       std::string sizes;
-      for (int k : res.tasks[i].allowed_units) sizes += (sizes.empty() ? "" : ",") + std::to_string(k);
+      for (int units : res.tasks[i].allowed_units)
+        sizes += (sizes.empty() ? "" : ",") + std::to_string(units);
       end_to_end(a, s, i, e2e, "S = {" + sizes + "}");
     }
     r.analyses.push_back(std::move(a));
   }
-  r.analyses.push_back(not_applicable("smlp-prio", "", "smlp-prio",
-                                      "gpurt has no response-time bound for SMLP served in priority order "
-                                      "(simulated only)"));
-  {
-    // k-exclusion, one partition per slot, FIFO, lock per kernel: what the kx policy simulates.
-    ReportAnalysis a;
-    a.name = a.policy = "kx";
-    a.source = "k-exclusion, FIFO, a partition per slot (Dissertation §6.1; analysis/kx.hpp)";
-    a.applicable = true;
-    a.schedulable = true;
-    const KxOptions ko{std::clamp(o.k, 1, std::max(1, s.platform.units())), false};
-    const KxResult res = analyse_kx(s, ko);
-    std::string slots;
-    for (int u : res.slot_units) slots += (slots.empty() ? "" : ",") + std::to_string(u);
-    a.detail = fmt::format(
-        "k = {} slots of {} units; bound = cpu_before + ceil(sum of other holds / k) + "
-        "hold + cpu_after, hold = the longest L(i, slot)",
-        res.k, slots);
-    for (std::size_t i = 0; i < s.tasks.size(); ++i)
-      end_to_end(a, s, i, res.tasks[i].response_bound,
-                 fmt::format("waits <= {}", show(res.tasks[i].blocking, s.time_unit)));
-    r.analyses.push_back(std::move(a));
-  }
+  r.analyses.push_back(not_applicable("smlp-prio", "", "smlp-prio", kNoPriorityBound));
+  kx_analysis(r, s, k);
   // Federated (Dissertation §6.3): the dedicated-units bound that sim/system.hpp computes with
   // its own allocation (the smallest allowed size meeting the deadline with the CPU segments).
   try {
@@ -251,11 +270,14 @@ void fifo_analysis(Report& r, const Models& m) {
   a.name = "fifo-theorem1";
   a.source = source;
   a.applicable = true;
-  if (res.at_or_above_limit || res.overloaded) a.schedulable = false;
+  // Theorem 1 is an existence result: SOME system at or above the limit has unbounded responses,
+  // so there it is a warning, not a verdict on this system; only an overload (U_sum > m) is one.
+  if (res.overloaded) a.schedulable = false;
   a.detail = fmt::format("U_sum = {:.6g} threads, limit m - b_max + 1 = {:.6g}: {}", res.total_utilization,
                          res.limit,
-                         res.overloaded          ? "overloaded (U_sum > m)"
-                         : res.at_or_above_limit ? "at or above the limit: responses can grow without bound"
+                         res.overloaded          ? "overloaded (U_sum > m): responses grow without bound"
+                         : res.at_or_above_limit ? "at or above the limit, where Theorem 1 shows systems "
+                                                   "with unbounded responses (no verdict on this one)"
                                                  : "below the limit (the seed gives no bound there)");
   for (const FifoTask& t : s.tasks) a.tasks.push_back(ReportTaskBound{t.name, std::nullopt, t.period, ""});
   r.analyses.push_back(std::move(a));

@@ -30,6 +30,10 @@ struct Models {
   Derived<RtgpuSystem> rtgpu;
   Derived<PbsSystem> pbs;
   Derived<FifoSystem> fifo;
+  /// What the file declares of the slowdown of kernels run together (PBS `slowdown`, a `batches`
+  /// table), empty when nothing: bounds that let kernels run side by side on the isolated L(i,k)
+  /// (smlp, kx, federated) do not apply then.
+  std::string interference;
 };
 
 /// Appends every analysis, in report order, to report.analyses (and GPUSched's table to

@@ -90,6 +90,12 @@ System load_system(const std::string& path);
 /// The file form (times in the system's unit); parse_system reads it back to an equal system.
 Json to_json(const System& system);
 
+/// What the system declares of kernels slowing each other down when run together (a kernel's PBS
+/// `slowdown` other than 1, or a `batches` table), in words; empty when nothing. Only the PBS
+/// model carries it: the SMLP, RTGPU and FIFO models (and bounds on them) take every kernel at
+/// its isolated time.
+std::string declared_interference(const System& system);
+
 /// Reads any task format by its "format" ("gpurt/system@1", "gpurt/smlp@1", "gpurt/rtgpu@1",
 /// "gpurt/pbs@1", "gpurt/fifo@1") into a system. Throws InputError.
 System parse_any_system(const Json& document, const std::string& file);

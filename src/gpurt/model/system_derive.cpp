@@ -144,6 +144,18 @@ Derived<std::vector<Nanos>> kernel_wcet_by_units(const System& s, const SystemKe
   return D{l, {}};
 }
 
+std::string declared_interference(const System& system) {
+  for (const SystemTask& t : system.tasks)
+    for (const SystemSegment& seg : t.segments)
+      if (seg.kind == SegmentKind::kernel && seg.kernel.slowdown != 1.0)
+        return fmt::format("task \"{}\" declares a slowdown of {} beside other kernels (PBS)", t.name,
+                           seg.kernel.slowdown);
+  if (!system.batches.empty())
+    return fmt::format("the file gives {} PBS batch completion times (kernels slower together)",
+                       system.batches.size());
+  return "";
+}
+
 Derived<SmlpSystem> to_smlp(const System& s) {
   SmlpSystem m;
   m.platform = s.platform;

@@ -359,7 +359,10 @@ class Arbiter final : public sim::SimDriver {
   void assign_federated() {
     int next = 0;
     for (const TaskState& t : _tasks) {
-      const Nanos limit = t.task->deadline.value_or(t.period) - t.timing.cpu_before - t.timing.cpu_after;
+      // Sized for min(D, T): a bound above the period is never claimed (jobs of the task could
+      // queue on its units), so a deadline past the period must not buy fewer units.
+      const Nanos limit =
+          std::min(t.task->deadline.value_or(t.period), t.period) - t.timing.cpu_before - t.timing.cpu_after;
       int n = t.allowed.back();
       for (int k : t.allowed) {
         if (wcet(t, k) <= limit) {

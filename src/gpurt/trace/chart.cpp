@@ -281,7 +281,8 @@ std::size_t CsvTable::column(const std::string& name, const std::string& file) c
   return static_cast<std::size_t>(it - columns.begin());
 }
 
-CsvTable parse_csv(std::string_view text, const std::string& file) {
+CsvTable parse_csv(std::string_view text, const std::string& file, std::size_t max_rows,
+                   std::string_view limit) {
   // A UTF-8 byte order mark (what some spreadsheets write first) is not part of the first column.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<std::vector<std::string>> lines;
@@ -297,6 +298,8 @@ CsvTable parse_csv(std::string_view text, const std::string& file) {
     end_field();
     if (!(fields.size() == 1 && fields[0].empty() && !any)) lines.push_back(std::move(fields));
     fields.clear();
+    if (!lines.empty() && lines.size() - 1 > max_rows)  // the header and max_rows rows
+      throw InputError(file, fmt::format("has more than {} rows (at line {}): {}", max_rows, line_no, limit));
     any = false;
   };
   for (std::size_t i = 0; i < text.size(); ++i) {

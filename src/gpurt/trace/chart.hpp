@@ -3,6 +3,7 @@
 // so a figure in docs/ changes only when its data does.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,11 @@ struct CsvTable {
 };
 
 /// Parses CSV text; `file` names the source in errors (ragged rows, unterminated quotes, no header).
-CsvTable parse_csv(std::string_view text, const std::string& file);
+/// More than `max_rows` rows after the header: an InputError that ends with `limit` (what sets the
+/// bound and how to raise it), thrown as the row past it is read, so memory stays bounded.
+CsvTable parse_csv(std::string_view text, const std::string& file,
+                   std::size_t max_rows = std::numeric_limits<std::size_t>::max(),
+                   std::string_view limit = "");
 
 /// Series from CSV columns: one per y column, or, with a `group` column, one per (group value,
 /// y column) in first-appearance order, labelled "VALUE" (one y column) or "VALUE: COLUMN". Rows
