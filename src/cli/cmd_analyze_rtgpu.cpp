@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "gpurt/analysis/fifo.hpp"
 #include "gpurt/analysis/rtgpu.hpp"
@@ -21,6 +22,7 @@ struct RtgpuArgs {
   std::string method = "rtgpu";
   std::string search = "exact";
   std::int64_t max_analyses = RtgpuOptions{}.analysis_limit;
+  double max_seconds = RtgpuOptions{}.max_seconds;
   bool json = false;
   bool check = false;
 };
@@ -116,6 +118,7 @@ void run_rtgpu(const RtgpuArgs& a) {
                    : a.search == "greedy" ? RtgpuSearch::greedy
                                           : RtgpuSearch::exact;
   options.analysis_limit = a.max_analyses;
+  options.max_seconds = a.max_seconds;
   const RtgpuSystem system = load_rtgpu_system(a.file);
   const RtgpuResult result = analyse_rtgpu(system, options);
   // Everything is computed before anything is printed: bad input never yields partial output.
@@ -261,6 +264,11 @@ void add_analyze_rtgpu(CLI::App& analyze) {
                    "Stop a search after this many task analyses (exit 1; default 2000000: STGM's exact "
                    "search is exponential in the tasks)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  rtgpu
+      ->add_option("--max-seconds", args->max_seconds,
+                   "Stop the analysis after this many seconds (exit 1; default 30; 0 = no limit): its time "
+                   "grows about as the fifth power of the tasks and segments")
+      ->check(finite_in(0.0, 1e9));
   rtgpu->add_flag("--json", args->json, "Print JSON instead of a table");
   rtgpu->add_flag("--check", args->check, "Exit 1 when the system is not schedulable");
   rtgpu->callback([args] { run_rtgpu(*args); });

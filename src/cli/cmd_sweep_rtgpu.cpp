@@ -107,6 +107,10 @@ void add_sweep_rtgpu(CLI::App& app) {
                   "Stop a set's search after this many task analyses (the sweep exits 1; default 2000000: "
                   "STGM's exact search is exponential in the tasks)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd->add_option(
+         "--max-seconds", o.analysis_seconds,
+         "Stop a set's analysis after this many seconds (the sweep exits 1; default 30; 0 = no limit)")
+      ->check(finite_in(0.0, 1e9));
   auto* title = cmd->add_option("--title", a->title, "Title of the --plot chart");
   add_sweep_run_options(cmd, a->run);
   title->needs(cmd->get_option("--plot"));

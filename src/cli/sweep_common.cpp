@@ -139,9 +139,9 @@ std::string json_text(const std::string& text) {
 // failure must resume the rows the failed run kept). --max-vertices is not one of them: it
 // decides sweep pbs's gpusched_unknown.
 const std::set<std::string>& options_outside_settings() {
-  static const std::set<std::string> names = {"--threads",  "--shard",       "--out",       "--plot",
-                                              "--progress", "--quiet",       "--max-items", "--title",
-                                              "--max-jobs", "--max-analyses"};
+  static const std::set<std::string> names = {"--threads",  "--shard",        "--out",        "--plot",
+                                              "--progress", "--quiet",        "--max-items",  "--title",
+                                              "--max-jobs", "--max-analyses", "--max-seconds"};
   return names;
 }
 

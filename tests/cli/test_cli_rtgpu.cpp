@@ -3,6 +3,7 @@
 
 #include "cli_fixture.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -70,6 +71,33 @@ TEST_F(RtgpuCli, NoThroughputGainForAnAllocationThatDoesNotFit) {
     EXPECT_EQ(cli(fmt::format("analyze rtgpu {} --method {}", f, method)).out.find("throughput gain"),
               std::string::npos);
   }
+}
+
+// A set of 60 tasks of 60 segments takes minutes (about the fifth power of the count); the
+// analyses stop at their time limit with exit 1, in the fixed point as between task analyses
+// (--max-analyses never fires for self-suspension, one analysis a task). nan is no limit.
+TEST_F(RtgpuCli, AnalysesStopAtTheirTimeLimit) {
+  const Outcome g = cli("generate rtgpu --utilization 2 --tasks 60 --subtasks 60 --sms 65536 --seed 3");
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string set = write("g60.json", g.out);
+  for (const char* method : {"self-suspension", "rtgpu"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome r = cli("analyze rtgpu " + set + " --method " + method + " --max-seconds 0.5");
+    EXPECT_EQ(r.code, 1) << method << r.err;
+    EXPECT_NE(r.err.find("the analysis ran past its time limit of 0.5 s (--max-seconds raises it"),
+              std::string::npos)
+        << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << method;
+  }
+  const Outcome sweep =
+      cli("sweep rtgpu --tasks 60 --subtasks 60 --u-min 2 --u-max 2 --sets 1 --threads 1 --quiet "
+          "--max-seconds 0.5 --out " +
+          path("s.csv"));
+  EXPECT_EQ(sweep.code, 1) << sweep.err;
+  EXPECT_NE(sweep.err.find("time limit of 0.5 s"), std::string::npos) << sweep.err;
+  const Outcome nan = cli("analyze rtgpu " + set + " --max-seconds nan");
+  EXPECT_EQ(nan.code, 2);
+  EXPECT_NE(nan.err.find("must be a finite number, not nan"), std::string::npos) << nan.err;
 }
 
 TEST_F(RtgpuCli, CheckExitsOneWhenUnschedulable) {

@@ -43,6 +43,11 @@ struct RtgpuOptions {
   /// Any search stops with gpurt::Error after this many task analyses: STGM's exact depth-first
   /// search is exponential in the tasks when a low-priority task cannot meet its deadline.
   std::int64_t analysis_limit = 2'000'000;
+  /// Any analysis stops with gpurt::Error after this many seconds of wall-clock time (checked
+  /// between task analyses and within their fixed-point iterations; 0: no limit): a set of
+  /// hundreds of tasks of hundreds of segments takes hours (the cost grows about as the fifth
+  /// power of the count).
+  double max_seconds = 30;
 };
 
 /// One task's outcome under the reported allocation.

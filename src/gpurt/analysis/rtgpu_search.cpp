@@ -37,6 +37,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/analysis/rtgpu.hpp"
+#include "gpurt/analysis/self_suspension.hpp"
 #include "gpurt/core/error.hpp"
 
 namespace gpurt {
@@ -88,6 +89,7 @@ struct Search {
   int gpu_tasks() const { return gpu_after.empty() ? 0 : gpu_after[0] + (uses_gpu(0) ? 1 : 0); }
 
   bool task_ok(std::size_t rank, std::span<const int> by_rank) {
+    AnalysisBudget::check();
     if (++tried > limit) {
       if (running == RtgpuSearch::exact && method != RtgpuMethod::rtgpu) {
         throw Error(fmt::format(
@@ -213,6 +215,7 @@ std::int64_t brute_force_size(int total, std::size_t n, std::int64_t cap) {
 
 RtgpuResult analyse_rtgpu(const RtgpuSystem& system, const RtgpuOptions& options) {
   validate(system);
+  const AnalysisBudget budget(options.max_seconds);
   Search search(system, options.method, priority_order(system), system.platform.sms, options.analysis_limit);
   const std::size_t n = search.n();
   const int gpu_tasks = search.gpu_tasks();

@@ -2,9 +2,39 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/time.hpp"
 
 namespace gpurt {
+
+namespace {
+// This thread's budget: when it ends (CLOCK_MONOTONIC ns; 0: no budget) and its length.
+thread_local std::int64_t t_budget_end = 0;
+thread_local double t_budget_seconds = 0;
+}  // namespace
+
+AnalysisBudget::AnalysisBudget(double seconds) : _outer_end(t_budget_end), _outer_seconds(t_budget_seconds) {
+  if (!(seconds > 0)) return;
+  const std::int64_t end =
+      monotonic_ns() + static_cast<std::int64_t>(std::min(seconds, 1e9) * 1e9);  // 1e9 s: about 31 years
+  if (t_budget_end == 0 || end < t_budget_end) {
+    t_budget_end = end;
+    t_budget_seconds = seconds;
+  }
+}
+
+AnalysisBudget::~AnalysisBudget() {
+  t_budget_end = _outer_end;
+  t_budget_seconds = _outer_seconds;
+}
+
+void AnalysisBudget::check() {
+  if (t_budget_end != 0 && monotonic_ns() > t_budget_end)
+    throw Error(fmt::format("the analysis ran past its time limit of {} s (--max-seconds raises it; 0: none)",
+                            t_budget_seconds));
+}
 
 std::optional<Nanos> fp_response_time(Nanos wcet, Nanos blocking, std::span<const FpTask> higher,
                                       Nanos limit) {

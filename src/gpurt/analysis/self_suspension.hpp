@@ -54,6 +54,23 @@ Nanos total_interference(std::span<const SuspendingTask> higher, Nanos t);
 /// higher-priority load that (nearly) fills its resource comes near it (about half a second).
 inline constexpr std::int64_t kMaxFixedPointSteps = 10'000'000;
 
+/// A wall-clock limit on the analyses this thread runs while it is in scope (RtgpuOptions::
+/// max_seconds): least_fixed_point and the RTGPU allocation searches call check(), which throws
+/// gpurt::Error once the limit has passed. Nested budgets keep the sooner end. 0 seconds: none.
+class AnalysisBudget {
+ public:
+  explicit AnalysisBudget(double seconds);
+  ~AnalysisBudget();
+  AnalysisBudget(const AnalysisBudget&) = delete;
+  AnalysisBudget& operator=(const AnalysisBudget&) = delete;
+  /// Throws gpurt::Error naming the limit when this thread's budget has run out.
+  static void check();
+
+ private:
+  std::int64_t _outer_end;
+  double _outer_seconds;
+};
+
 /// Least fixed point of R = base + f(R) for a non-decreasing f >= 0, iterated from `base`;
 /// nullopt once an iterate exceeds `limit`, or after kMaxFixedPointSteps iterates (then no
 /// bound within `limit` was found: the safe answer, since the least fixed point, if any, lies
@@ -62,6 +79,7 @@ template <class F>
 std::optional<Nanos> least_fixed_point(Nanos base, Nanos limit, F&& f) {
   Nanos r = base;
   for (std::int64_t step = 0; r <= limit && step < kMaxFixedPointSteps; ++step) {
+    if (step % 64 == 63) AnalysisBudget::check();
     const Nanos next = saturating_add(base, f(r));
     if (next >= kUnboundedTime) return std::nullopt;  // beyond any deadline a file can give
     if (next == r) return r;

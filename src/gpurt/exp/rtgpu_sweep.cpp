@@ -89,15 +89,19 @@ SweepExperiment rtgpu_sweep_experiment(const RtgpuSweepOptions& o) {
     SweepItem verdicts;
     std::optional<RtgpuResult> rtgpu;  // the allocation the simulated column runs
     for (RtgpuMethod m : o.methods) {
-      RtgpuResult a =
-          analyse_rtgpu(analysed, {.method = m, .search = o.search, .analysis_limit = o.analysis_limit});
+      RtgpuResult a = analyse_rtgpu(analysed, {.method = m,
+                                               .search = o.search,
+                                               .analysis_limit = o.analysis_limit,
+                                               .max_seconds = o.analysis_seconds});
       verdicts.push_back(a.schedulable ? 1 : 0);
       if (m == RtgpuMethod::rtgpu) rtgpu = std::move(a);
     }
     if (o.simulate_jobs > 0) {
       if (!rtgpu)
-        rtgpu = analyse_rtgpu(
-            analysed, {.method = RtgpuMethod::rtgpu, .search = o.search, .analysis_limit = o.analysis_limit});
+        rtgpu = analyse_rtgpu(analysed, {.method = RtgpuMethod::rtgpu,
+                                         .search = o.search,
+                                         .analysis_limit = o.analysis_limit,
+                                         .max_seconds = o.analysis_seconds});
       const RtgpuExecution execution =
           o.lengths == RtgpuLengths::worst ? RtgpuExecution::worst : RtgpuExecution::random;
       // The generator has consumed its draws: the next value of the set's own stream seeds the run.

@@ -32,7 +32,8 @@ struct RtgpuSweepOptions {
   RtgpuSearch search = RtgpuSearch::exact;
   /// Each analysis stops with gpurt::Error after this many task analyses (RtgpuOptions).
   std::int64_t analysis_limit = RtgpuOptions{}.analysis_limit;
-  int threads = 0;  ///< 0: oneTBB's default
+  double analysis_seconds = RtgpuOptions{}.max_seconds;  ///< per analysis of a set (0: no limit)
+  int threads = 0;                                       ///< 0: oneTBB's default
   /// > 0: also run every set on the simulator (sim/rtgpu_sim.hpp) for this many jobs per task,
   /// every segment at its upper bound and all tasks released at 0, on the RTGPU search's
   /// allocation (where the search finds none, the allocation it stopped at, which fits the GPU),
