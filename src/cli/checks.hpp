@@ -12,6 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/time.hpp"
+#include "gpurt/sim/engine.hpp"
+
 namespace gpurt::cli {
 
 /// A finite number in [lo, hi] ((lo, hi] when `lo_open`); an infinite bound: none on that side.
@@ -63,6 +67,19 @@ inline CLI::Validator finite_positive(double hi = std::numeric_limits<double>::i
 /// A finite number >= 0 (and at most `hi`).
 inline CLI::Validator finite_non_negative(double hi = std::numeric_limits<double>::infinity()) {
   return finite_in(0.0, hi);
+}
+
+/// --horizon (> 0, in `unit`) in nanoseconds: refused up front (exit 2) past the simulator's bound
+/// on simulated time, which a run would otherwise reach only after simulating up to it.
+inline Nanos horizon_arg(double value, TimeUnit unit) {
+  const std::string text = fmt::format("{}", value);
+  if (!(value > 0)) throw InputError("command line", "--horizon", text, "must be > 0");
+  const std::optional<Nanos> h = to_nanos(value, unit, Rounding::up);
+  if (!h || *h > sim::kMaxSimulatedTime)
+    throw InputError("command line", "--horizon", text,
+                     fmt::format("is past the simulator's bound of 10^9 s (10^18 ns; the value is in {})",
+                                 to_string(unit)));
+  return *h;
 }
 
 }  // namespace gpurt::cli

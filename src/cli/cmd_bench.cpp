@@ -58,11 +58,7 @@ Scenario system_bench_scenario(const BenchArgs& a, const Json& document, Platfor
   const System system = parse_system(document, a.config);
   platform = system.platform;
   Nanos horizon = default_report_horizon(system);
-  if (a.horizon > 0) {
-    const auto h = to_nanos(a.horizon, system.time_unit, Rounding::up);
-    if (!h) throw InputError("command line", "--horizon", fmt::format("{}", a.horizon), "is out of range");
-    horizon = *h;
-  }
+  if (a.horizon > 0) horizon = horizon_arg(a.horizon, system.time_unit);
   return system_scenario(system, horizon, a.config);
 }
 

@@ -111,11 +111,7 @@ void run_report(const ReportArgs& a) {
       start = comma + 1;
     }
   }
-  if (a.horizon > 0) {
-    const auto h = to_nanos(a.horizon, system.time_unit, Rounding::up);
-    if (!h) throw InputError("command line", "--horizon", fmt::format("{}", a.horizon), "is out of range");
-    o.horizon = *h;
-  }
+  if (a.horizon > 0) o.horizon = horizon_arg(a.horizon, system.time_unit);
   // Unless given, k is 2, or 1 on a one-unit platform (a fifo@1 system is one unit, the GPU).
   if (a.k == 0) {
     o.k = std::min(2, system.platform.units());

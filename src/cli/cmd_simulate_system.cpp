@@ -42,12 +42,7 @@ void run_simulate_system(const SystemArgs& a) {
                        "has neither a period nor a deadline: simulate-system releases every task "
                        "periodically (give \"period\")");
   }
-  if (!(a.horizon > 0)) throw InputError("--horizon", "", fmt::format("{}", a.horizon), "must be > 0");
-  const auto horizon = to_nanos(a.horizon, system.time_unit, Rounding::up);
-  if (!horizon)
-    throw InputError("--horizon", "", fmt::format("{}", a.horizon),
-                     fmt::format("is out of range: at most 9.2e18 ns ({})", to_string(system.time_unit)));
-  o.horizon = *horizon;
+  o.horizon = horizon_arg(a.horizon, system.time_unit);
   // Jobs released in all, at most (periodic releases; jitter only lengthens the gaps).
   double releases = 0;
   for (std::size_t i = 0; i < system.tasks.size(); ++i) {
@@ -68,6 +63,8 @@ void run_simulate_system(const SystemArgs& a) {
   const bool k_given = a.k_option != nullptr && a.k_option->count() > 0;
   if (o.policy != Arbitration::k_exclusion && k_given)
     throw InputError("command line", "--k", std::to_string(a.k), "applies only to --policy kx");
+  if (o.policy != Arbitration::k_exclusion && a.kx_shared)
+    throw InputError("command line", "--kx-shared", "true", "applies only to --policy kx");
   const int k = k_given ? a.k : std::min(2, system.platform.units());
   if (k < 1 || k > system.platform.units())
     throw InputError("command line", "--k", std::to_string(k),

@@ -61,6 +61,35 @@ TEST_F(CliSystem, TableAndBadInput) {
   const Outcome k =
       cli("simulate-system " + kExamples + "system/four-identical.json --policy kx --k 61 --horizon 10");
   EXPECT_EQ(k.code, 2);
+  // --kx-shared, like --k, is refused with another policy, not ignored.
+  const Outcome shared =
+      cli("simulate-system " + kExamples + "system/four-identical.json --policy be --kx-shared --horizon 10");
+  EXPECT_EQ(shared.code, 2);
+  EXPECT_NE(shared.err.find("--kx-shared = true: applies only to --policy kx"), std::string::npos)
+      << shared.err;
+}
+
+// A horizon past the simulator's bound on simulated time (10^18 ns) is refused up front, naming
+// the option (it ran until the simulator stopped, exit 1, naming a config's max_time).
+TEST_F(CliSystem, AHorizonPastTheSimulatorsBoundIsRefused) {
+  // 2e12 ms = 2e18 ns: within 64 bits, past 10^18 ns.
+  for (const std::string& command :
+       {"simulate-system " + kExamples + "system/four-identical.json --policy kx --k 1 --horizon 2e12",
+        "report " + kExamples + "system/four-identical.json --horizon 2e12",
+        "simulate-system " + kExamples + "system/four-identical.json --policy kx --k 1 --horizon 1e300"}) {
+    const Outcome r = cli(command);
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("--horizon = "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is past the simulator's bound of 10^9 s (10^18 ns; the value is in ms)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << command;
+  }
+  // 10^12 ms is the bound itself: accepted as far as the job limit, which then names it.
+  const Outcome at =
+      cli("simulate-system " + kExamples + "system/four-identical.json --policy kx --k 1 --horizon 1e12");
+  EXPECT_EQ(at.code, 2);
+  EXPECT_NE(at.err.find("more than --max-jobs"), std::string::npos) << at.err;
 }
 
 TEST_F(CliSystem, ComputeUnitMaskOnNvidiaIsAnInputError) {

@@ -313,5 +313,14 @@ TEST(Csv, RowsWithoutAnXSortLastAndDenormalsAreNumbers) {
   EXPECT_EQ(d[0].y[0], 5e-324);
 }
 
+// NAN and -nan are nan as "nan" is, a gap (they were refused as "beyond what a chart draws");
+// inf stays refused.
+TEST(Csv, EverySpellingOfNanIsAGap) {
+  const auto s = series_from_csv(parse_csv("x,y\n1,NAN\n2,-nan\n3,Nan\n4,1\n", "f.csv"), "f.csv", "x", {"y"});
+  ASSERT_EQ(s[0].y.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(s[0].y[static_cast<std::size_t>(i)])) << i;
+  EXPECT_THROW(series_from_csv(parse_csv("x,y\n1,inf\n", "f.csv"), "f.csv", "x", {"y"}), InputError);
+}
+
 }  // namespace
 }  // namespace gpurt

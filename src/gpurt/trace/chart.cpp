@@ -364,6 +364,7 @@ std::vector<ChartSeries> series_from_csv(const CsvTable& table, const std::strin
     if (end != v.c_str() + v.size() || std::isspace(static_cast<unsigned char>(v.front())) ||
         v.find_first_of("xXpP") != std::string::npos)
       throw InputError(file, fmt::format("row {}.{}", row + 1, table.columns[col]), v, "not a number");
+    if (std::isnan(d)) return d;  // NAN, -nan: spellings of nan, as the other spreadsheets write it
     // Beyond 10^300 the span of two values may pass the largest double (1e308 - -1e308).
     if (!(std::abs(d) <= 1e300))
       throw InputError(file, fmt::format("row {}.{}", row + 1, table.columns[col]), v,
