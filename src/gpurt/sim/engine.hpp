@@ -107,6 +107,10 @@ struct Context {
   std::vector<int> streams;
   int running_blocks = 0;
   int cpu_barrier = 0;  ///< hosts inside an implicitly synchronising call
+  /// Hosts of this context that may wait for its work (a stream, the context, an op, the CPU
+  /// barrier), ascending: wake_waiters looks at these, not at every host of the scenario (a
+  /// PBS table of 100,000 jobs is as many hosts). May hold hosts that stopped waiting.
+  std::set<int> waiters;
   /// MPS (mps_thread_percentage): the most SMs this client's blocks may occupy at once (0: no
   /// limit), with its resident blocks per SM and the SMs holding at least one.
   int sm_limit = 0;
@@ -176,6 +180,7 @@ class Simulator {
 
   // --- host side (host.cpp) ---
   void host_step(int host);
+  void host_step_body(int host);
   void wake_waiters(int stream, int context);
   /// A launch of `host` issued with launch latency has arrived in its stream.
   void host_launch_arrived(int host);

@@ -154,12 +154,26 @@ bool Simulator::stream_synced(const Host& h) const {
   return s.ops.empty() || _ops[static_cast<std::size_t>(s.ops.front())].seq >= h.stream_seq;
 }
 
+namespace {
+// A wait that the context's work (or its CPU barrier) ends: wake_waiters' business.
+bool waits_for_context(const Host& h) {
+  return h.wait == Host::Wait::stream || h.wait == Host::Wait::context || h.wait == Host::Wait::op ||
+         h.wait == Host::Wait::cpu_barrier;
+}
+}  // namespace
+
 void Simulator::wake_waiters(int stream, int context) {
   (void)stream;
-  const Context& c = _contexts[static_cast<std::size_t>(context)];
-  for (std::size_t i = 0; i < _hosts.size(); ++i) {
+  Context& c = _contexts[static_cast<std::size_t>(context)];
+  // In ascending host order, as a scan of every host would wake them (events scheduled at one
+  // instant keep that order).
+  for (auto it = c.waiters.begin(); it != c.waiters.end();) {
+    const auto i = static_cast<std::size_t>(*it);
     Host& h = *_hosts[i];
-    if (h.context != context || h.wait == Host::Wait::none || h.wait == Host::Wait::barrier) continue;
+    if (h.context != context || !waits_for_context(h)) {
+      it = c.waiters.erase(it);  // stopped waiting since it was listed
+      continue;
+    }
     bool ready = false;
     Nanos latency{0};
     switch (h.wait) {
@@ -184,11 +198,21 @@ void Simulator::wake_waiters(int stream, int context) {
     if (ready) {
       h.wait = Host::Wait::none;
       schedule(_now + latency, EventKind::host_wake, static_cast<int>(i));
+      it = c.waiters.erase(it);
+    } else {
+      ++it;
     }
   }
 }
 
 void Simulator::host_step(int index) {
+  host_step_body(index);
+  // Every wait on the context's work starts in a step: list the host where wake_waiters looks.
+  const Host& h = *_hosts[static_cast<std::size_t>(index)];
+  if (waits_for_context(h)) _contexts[static_cast<std::size_t>(h.context)].waiters.insert(index);
+}
+
+void Simulator::host_step_body(int index) {
   Host& h = *_hosts[static_cast<std::size_t>(index)];
   const ScenarioInstance& inst = *h.inst;
   const SimOptions& sim = _scenario.sim;
