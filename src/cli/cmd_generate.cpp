@@ -22,7 +22,9 @@ struct UUniFastArgs {
   std::int64_t max_values = 10'000'000;  // n * count without --max-values
 };
 
-void run_uunifast(const UUniFastArgs& a) {
+void run_uunifast(const UUniFastArgs& given) {
+  UUniFastArgs a = given;
+  a.total += 0.0;  // -0 is 0: no "-0" among the printed values
   if (a.max_each && !(*a.max_each > 0)) {
     throw InputError("command line", "--max-each", fmt::format("{}", *a.max_each), "must be > 0");
   }

@@ -140,11 +140,13 @@ void run_simulate_system(const SystemArgs& a) {
   if (a.json) {
     Json tasks = Json::array();
     for (const TaskSimStats& s : r.tasks) {
+      // A task that completed no job in the horizon has no responses: null, not 0.
+      const auto response = [&](Nanos v) { return s.jobs > 0 ? Json(from_nanos(v, u)) : Json(nullptr); };
       Json t{{"name", s.name},
              {"jobs", s.jobs},
-             {"worst_response", from_nanos(s.worst_response, u)},
-             {"mean_response", from_nanos(s.mean_response, u)},
-             {"worst_gpu_response", from_nanos(s.worst_gpu_response, u)},
+             {"worst_response", response(s.worst_response)},
+             {"mean_response", response(s.mean_response)},
+             {"worst_gpu_response", response(s.worst_gpu_response)},
              {"smlp_bound", from_nanos(s.smlp_bound, u)},
              {"deadline_misses", s.deadline_misses}};
       if (s.policy_bound) t["policy_bound"] = from_nanos(*s.policy_bound, u);
@@ -153,13 +155,15 @@ void run_simulate_system(const SystemArgs& a) {
       const auto i = static_cast<std::size_t>(&s - r.tasks.data());
       // claimed: within the release separation (else no bound is claimed); holds: claimed and
       // not passed by the simulated worst.
+      // Whether a bound holds is unknown (null) for a task that completed no job.
+      const auto holds = [&](bool value) { return s.jobs > 0 ? Json(value) : Json(nullptr); };
       if (s.policy_bound) {
         t["policy_bound_claimed"] = !policy_over[i];
-        t["policy_bound_holds"] = !policy_over[i] && !policy_broken[i];
+        t["policy_bound_holds"] = holds(!policy_over[i] && !policy_broken[i]);
       }
       // Claimed only under the policy it analyses (smlp, kernel lock); elsewhere a comparison.
       t["smlp_bound_claimed"] = smlp_claimed && !smlp_over[i];
-      t["smlp_bound_holds"] = smlp_claimed && !smlp_over[i] && !smlp_broken[i];
+      t["smlp_bound_holds"] = holds(smlp_claimed && !smlp_over[i] && !smlp_broken[i]);
       tasks.push_back(std::move(t));
     }
     fmt::print("{}\n", Json{{"simulated", true},
@@ -176,7 +180,9 @@ void run_simulate_system(const SystemArgs& a) {
   for (const TaskSimStats& s : r.tasks) {
     // A bound that does not hold (above the release separation) is marked, as the warning says.
     const auto i = static_cast<std::size_t>(&s - r.tasks.data());
-    t.add({s.name, std::to_string(s.jobs), format_time(s.worst_response, u), format_time(s.mean_response, u),
+    const bool ran = s.jobs > 0;  // no job completed: no response to show
+    t.add({s.name, std::to_string(s.jobs), ran ? format_time(s.worst_response, u) : "-",
+           ran ? format_time(s.mean_response, u) : "-",
            s.policy_bound ? opt(s.policy_bound) + (policy_over[i]     ? " *"
                                                    : policy_broken[i] ? " !"
                                                                       : "")

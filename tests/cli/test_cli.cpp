@@ -352,6 +352,7 @@ TEST_F(Cli, GenerateUUniFastIsSeededAndChecksArguments) {
     EXPECT_NEAR(sum, 2.5, 1e-9);
   }
   EXPECT_EQ(cli("generate uunifast --n 2 --total 3 --max-each 1").code, 2);
+  EXPECT_EQ(cli("generate uunifast --n 2 --total -0").out, "0,0\n");  // it printed 0,-0
   EXPECT_EQ(cli("generate uunifast --n 0 --total 1").code, 2);
   // At total = n * max-each the one answer is every value at the cap (no draw ever hits it).
   const Outcome full = cli("generate uunifast --n 3 --total 3 --max-each 1");
@@ -505,7 +506,8 @@ TEST_F(Cli, ChartDrawsACsvAndRejectsBadColumnsWithoutOutput) {
       << r.err;
   r = cli("chart " + csv + " --x utilization --y ratio --max-points 3 --out " + bad);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("fig.csv: has more than 3 rows (at line 5): --max-points 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fig.csv: has more than 3 rows (at line 5): --max-points 3"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(bad));
 }
 

@@ -36,6 +36,31 @@ TEST_F(ConvertCli, PbsFigure1ToSystemAndBack) {
   EXPECT_EQ(gpurt::Json::parse(pbs.out)["tasks"][2]["wcet"], 3.0);
 }
 
+// C_i is thread·time: a 4 s kernel of 264 x 1024 threads is 1,081,344 thread·s, past 10^15 ns, and
+// was refused as a time; a thread's share (and the kernel alone on the GPU) is the time bounded.
+TEST_F(ConvertCli, AFifoWorkloadIsBoundedPerThreadNotAsATime) {
+  const std::string big =
+      write("big.json", R"({"format": "gpurt/system@1", "time_unit": "s", "platform": "h100",
+      "tasks": [{"name": "big", "period": 10, "segments": [{"kernel": {"blocks": 264, "threads": 1024, "wcet": 4}}]}]})");
+  const Outcome fifo = cli("convert " + big + " --to fifo --out " + path("big.fifo.json"));
+  ASSERT_EQ(fifo.code, 0) << fifo.err;
+  EXPECT_EQ(gpurt::Json::parse(read("big.fifo.json"))["tasks"][0]["wcet"], 1081344.0);
+  const Outcome analysed = cli("analyze fifo " + path("big.fifo.json") + " --json");
+  ASSERT_EQ(analysed.code, 0) << analysed.err;
+  EXPECT_DOUBLE_EQ(gpurt::Json::parse(analysed.out)["total_utilization"].get<double>(), 108134.4);
+  // One thread's share past 10^15 ns: refused, naming it.
+  const std::string share =
+      write("share.json", R"({"format": "gpurt/fifo@1", "time_unit": "s", "gpu_threads": 4096,
+      "tasks": [{"name": "t", "wcet": 2000002, "period": 1e6, "grid": 2, "block": 1}]})");
+  const Outcome refused = cli("analyze fifo " + share);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(
+      refused.err.find("tasks[0].wcet = 2000002: is too large: one thread's share of it (2 threads) passes "
+                       "10^15 ns"),
+      std::string::npos)
+      << refused.err;
+}
+
 // The batch table and a kernel's slowdown exist only in the PBS model: converting to another is
 // allowed, and says what it drops (it dropped them silently).
 TEST_F(ConvertCli, DroppedInterferenceIsSaid) {

@@ -69,6 +69,29 @@ TEST_F(CliSystem, TableAndBadInput) {
       << shared.err;
 }
 
+// A task whose random offset falls past the horizon completes no job: it has no responses (null,
+// "-"), and whether its bounds hold is unknown (it said 0 and "holds").
+TEST_F(CliSystem, ATaskWithoutJobsHasNoResponses) {
+  const std::string args = "simulate-system " + kExamples +
+                           "system/four-identical.json --policy smlp --horizon 1 --random-offsets --seed 1 "
+                           "--model ideal";
+  const Outcome r = cli(args + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  int without = 0;
+  const gpurt::Json doc = gpurt::Json::parse(r.out);
+  for (const auto& t : doc.at("tasks")) {
+    if (t.at("jobs").get<int>() != 0) continue;
+    ++without;
+    EXPECT_TRUE(t.at("worst_response").is_null()) << t.dump();
+    EXPECT_TRUE(t.at("mean_response").is_null()) << t.dump();
+    EXPECT_TRUE(t.at("smlp_bound_holds").is_null()) << t.dump();
+  }
+  EXPECT_GT(without, 0) << r.out;
+  const Outcome text = cli(args);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("nn0      0      -     -"), std::string::npos) << text.out;
+}
+
 // A horizon past the simulator's bound on simulated time (10^18 ns) is refused up front, naming
 // the option (it ran until the simulator stopped, exit 1, naming a config's max_time).
 TEST_F(CliSystem, AHorizonPastTheSimulatorsBoundIsRefused) {

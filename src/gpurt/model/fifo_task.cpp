@@ -1,5 +1,6 @@
 #include "gpurt/model/fifo_task.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -50,14 +51,28 @@ FifoSystem parse_fifo_system(const Json& document, const std::string& file) {
     const JsonNode name = e.at("name");
     t.name = name.as_name();
     if (!names.insert(t.name).second) name.fail("is the name of an earlier task");
-    t.wcet = capped_task_time(e.at("wcet"), e.at("wcet").as_positive_time(s.time_unit, Rounding::up));
-    t.period = capped_task_time(e.at("period"), e.at("period").as_positive_time(s.time_unit, Rounding::down));
     t.grid = static_cast<int>(e.at("grid").as_int_in(1, 1 << 30));
     const JsonNode block = e.at("block");
     t.block = static_cast<int>(block.as_int_in(1, 1 << 20));
     if (t.block > s.max_block) {
       block.fail(fmt::format("must be <= b_lim = {} (the largest block the GPU accepts)", s.max_block));
     }
+    // C_i is thread·time: bounded per thread, as a time is, and so is the kernel alone on the GPU
+    // (its waves of such threads; what a system read from this file takes as the kernel's wcet).
+    const JsonNode wcet = e.at("wcet");
+    const std::int64_t grid_threads = std::int64_t{t.grid} * t.block;
+    t.wcet = capped_workload(wcet, wcet.as_positive_time(s.time_unit, Rounding::up), grid_threads);
+    const std::int64_t waves =
+        ceil_div(std::int64_t{t.grid}, std::max<std::int64_t>(1, s.gpu_threads / t.block));
+    __extension__ typedef unsigned __int128 Wide;
+    if ((static_cast<Wide>(t.wcet.count()) * static_cast<Wide>(waves) + static_cast<Wide>(grid_threads) - 1) /
+            static_cast<Wide>(grid_threads) >
+        static_cast<Wide>(kMaxTaskTime.count()))
+      wcet.fail(
+          fmt::format("is too large: the kernel alone on the {} threads takes {} waves of its threads' "
+                      "share, past 10^15 ns (the limit of times, about 11.6 days)",
+                      s.gpu_threads, waves));
+    t.period = capped_task_time(e.at("period"), e.at("period").as_positive_time(s.time_unit, Rounding::down));
     s.tasks.push_back(std::move(t));
   }
   return s;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/model/task_limits.hpp"
 
 namespace gpurt {
 
@@ -107,7 +108,9 @@ SystemKernel read_kernel(const JsonNode& node, TimeUnit unit, const Platform& pl
     if (!k.work) v->fail("needs \"work\" (α inflates the RTGPU work)");
     k.alpha = *read_factor(v, "interleaving never speeds a kernel up", true);
   }
-  if (auto v = node.find("workload")) k.workload = capped(*v, v->as_positive_time(unit, Rounding::up));
+  if (auto v = node.find("workload"))
+    k.workload = capped_workload(*v, v->as_positive_time(unit, Rounding::up),
+                                 std::int64_t{std::max(k.blocks, 1)} * std::max(k.threads, 1));
   if (auto v = read_factor(node.find("slowdown"), "interference never speeds a kernel up", false))
     k.slowdown = *v;
   if (!k.wcet && k.wcet_by_units.empty() && !k.work && !k.workload) {

@@ -8,6 +8,7 @@
 
 #include "gpurt/core/error.hpp"
 #include "gpurt/model/system.hpp"
+#include "gpurt/model/task_limits.hpp"
 
 namespace gpurt {
 
@@ -101,6 +102,9 @@ Derived<Nanos> kernel_whole_gpu_wcet(const System& s, const SystemKernel& k) {
     const std::int64_t waves = ceil_div(std::int64_t{k.blocks}, std::int64_t{s.platform.sms} * fit);
     const std::int64_t threads = std::int64_t{k.blocks} * k.threads;
     const Wide whole = (static_cast<Wide>(k.workload->count()) * waves + threads - 1) / threads;
+    // The reader bounds one thread's share by 10^15 ns; its waves may take longer than a time may.
+    if (whole > static_cast<Wide>(kMaxTaskTime.count()))
+      return no<Nanos>(fmt::format("the workload's {} waves on the whole GPU take past 10^15 ns", waves));
     return Derived<Nanos>{Nanos{static_cast<std::int64_t>(whole)}, {}};
   }
   return no<Nanos>(fmt::format(

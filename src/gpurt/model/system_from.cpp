@@ -136,7 +136,8 @@ System from_fifo(const FifoSystem& fifo) {
     const std::int64_t threads = std::int64_t{task.grid} * task.block;
     const std::int64_t resident = std::max<std::int64_t>(1, fifo.gpu_threads / task.block);
     const std::int64_t waves = ceil_div(std::int64_t{task.grid}, resident);
-    // C_i and g_i·b_i are bounded by the fifo@1 reader, so C_i·waves / (g_i·b_i) <= C_i.
+    // The fifo@1 reader bounds C_i / (g_i·b_i) by 10^15 ns and waves <= g_i <= 2^30: no overflow in
+    // 128 bits; a wcet past the system reader's limit is refused where the system is read back.
     const Wide whole = (static_cast<Wide>(task.wcet.count()) * waves + threads - 1) / threads;
     k.wcet = Nanos{static_cast<std::int64_t>(whole)};
     t.segments.push_back(kernel_segment(std::move(k)));
