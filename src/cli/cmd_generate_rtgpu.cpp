@@ -3,6 +3,8 @@
 
 #include "checks.hpp"
 #include "commands.hpp"
+#include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
 #include "gpurt/gen/rtgpu_table1.hpp"
 
 namespace gpurt::cli {
@@ -42,7 +44,14 @@ void add_generate_rtgpu(CLI::App& generate) {
     RtgpuTable1Options options = a->options;
     options.two_copies = !a->one_copy;
     Rng rng(a->seed);
-    fmt::print("{}\n", to_json(generate_rtgpu_table1(rng, options)).dump(2));
+    const std::string text = to_json(generate_rtgpu_table1(rng, options)).dump(2) + "\n";
+    // 1000 tasks of 1000 segments made a 333 MB file that every command then refused to read.
+    if (static_cast<std::int64_t>(text.size()) > max_input_bytes())
+      throw InputError("command line", "--tasks", std::to_string(options.tasks),
+                       fmt::format("with --subtasks {} the set is {} bytes, above the {} bytes gpurt reads "
+                                   "(GPURT_MAX_INPUT_BYTES raises the limit); nothing was written",
+                                   options.subtasks, text.size(), max_input_bytes()));
+    fmt::print("{}", text);
   });
 }
 

@@ -612,6 +612,22 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
                               " 2>" + path("e");
     EXPECT_EQ(WEXITSTATUS(std::system(exact.c_str())), code) << limit << ": " << read("e");
   }
+  // A generated set larger than the limit is refused, nothing written: 1000 tasks of 1000
+  // segments made a 333 MB file every command refused to read. At the limit it is written.
+  const Outcome g = cli("generate rtgpu --utilization 1 --seed 3");
+  ASSERT_EQ(g.code, 0) << g.err;
+  for (const auto& [limit, code] : {std::pair{g.out.size(), 0}, std::pair{g.out.size() - 1, 2}}) {
+    const std::string gen = "GPURT_MAX_INPUT_BYTES=" + std::to_string(limit) + " " + std::string(GPURT_CLI) +
+                            " generate rtgpu --utilization 1 --seed 3 >" + path("o") + " 2>" + path("e");
+    EXPECT_EQ(WEXITSTATUS(std::system(gen.c_str())), code) << limit << ": " << read("e");
+    EXPECT_EQ(read("o"), code == 0 ? g.out : "") << limit;
+    if (code == 2)
+      EXPECT_NE(read("e").find(fmt::format("--tasks = 5: with --subtasks 5 the set is {} bytes, above the {} "
+                                           "bytes gpurt reads (GPURT_MAX_INPUT_BYTES raises the limit)",
+                                           g.out.size(), limit)),
+                std::string::npos)
+          << read("e");
+  }
   for (const char* args : {"platforms", "--help", "analyze smlp --help", "--version"}) {
     const std::string full = std::string(GPURT_CLI) + " " + args + " >/dev/full 2>" + path("e");
     EXPECT_EQ(WEXITSTATUS(std::system(full.c_str())), 1) << args;

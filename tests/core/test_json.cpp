@@ -221,3 +221,18 @@ TEST(Json, PrintableEscapesControlCharactersAndKeepsNewlinesAndText) {
   EXPECT_EQ(control_character_at("ab\u202D", 2), 3U);
   EXPECT_EQ(control_character_at("ab", 2), 0U);
 }
+
+// what() is a C string: a NUL byte quoted from a binary input ended the message there (a chart
+// CSV's cell "1<NUL>2" gave "f.csv: row 2" and nothing of the problem). It is written \x00.
+TEST(Json, AnErrorQuotingANulByteKeepsTheRestOfItsMessage) {
+  const InputError e("f.csv", "row 2",
+                     std::string("1\0"
+                                 "2",
+                                 3),
+                     "is not a number");
+  EXPECT_EQ(std::string(e.what()), "f.csv: row 2 = 1\\x002: is not a number");
+  EXPECT_EQ(e.value(), std::string("1\0"
+                                   "2",
+                                   3));  // the value itself is kept whole
+  EXPECT_EQ(std::string(Error(std::string("a\0b", 3)).what()), "a\\x00b");
+}

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/nn_sweep.hpp"
 #include "gpurt/model/platform.hpp"
@@ -481,6 +483,37 @@ TEST(NnSim, RejectsBadOptions) {
   o.max_jobs = 5;
   EXPECT_THROW(simulate_nn(radeon(), copies("small", 1), o), Error);
   EXPECT_THROW(us_mobilenet_workload("huge"), Error);
+}
+
+// The job limit: the exact count refuses one job past it; a scenario that a hundredth of its
+// measured time shows to be past twice the limit is refused then (at --seconds 10^6 the exact
+// count took about 43 minutes to get there).
+TEST(NnSim, AScenarioFarPastTheJobLimitIsRefusedEarly) {
+  NnSimOptions o;
+  o.duration = Nanos{1'000'000'000};
+  const std::int64_t jobs = simulate_nn(radeon(), copies("small", 1), o).measured.jobs + o.warmup_jobs;
+  ASSERT_GT(jobs, 100);
+  o.max_jobs = jobs;
+  EXPECT_EQ(simulate_nn(radeon(), copies("small", 1), o).measured.jobs + o.warmup_jobs, jobs);
+  o.max_jobs = jobs - 1;
+  try {
+    simulate_nn(radeon(), copies("small", 1), o);
+    ADD_FAILURE() << "one job past the limit ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fmt::format("more than {} jobs in one scenario", jobs - 1)),
+              std::string::npos)
+        << e.what();
+  }
+  o.max_jobs = jobs;
+  o.duration = Nanos{10'000'000'000'000};  // 10^4 s: about 10^4 times the limit
+  try {
+    simulate_nn(radeon(), copies("small", 1), o);
+    ADD_FAILURE() << "a scenario far past the limit ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fmt::format("more than twice the limit of {} (its first", jobs)),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

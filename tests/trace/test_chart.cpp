@@ -266,6 +266,13 @@ TEST(Chart, SubnormalValuesDrawNoNanOrInfinity) {
       EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
     }
   }
+  // The log axis says why they are missing: not "at or below 0", which they are not.
+  Chart t{"t", "", "", false, true, "", {{"a", {1, 2, 3, 4}, {1e-310, 0, 1, 2}}}};
+  const std::string svg = chart_svg(t);
+  EXPECT_NE(svg.find(">1 point(s) at or below 0 not drawn on the log axis; 1 point(s) in (0, 1e-300) "
+                     "not drawn on the log axis</text>"),
+            std::string::npos)
+      << svg;
 }
 
 // A title longer than the picture is wide ran off its edge: cut with "…" at 84 characters, whole

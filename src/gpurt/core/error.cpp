@@ -18,6 +18,18 @@ std::string shown(const std::string& text) {
   return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
+std::string without_nul(const std::string& text) {
+  if (text.find('\0') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (const char c : text)
+    if (c == '\0')
+      out += "\\x00";
+    else
+      out += c;
+  return out;
+}
+
 std::string compose(const std::string& file, const std::string& path, const std::string& value,
                     const std::string& problem) {
   std::string out = file.empty() ? std::string("<input>") : shown(file);
@@ -31,6 +43,8 @@ std::string compose(const std::string& file, const std::string& path, const std:
   return out;
 }
 }  // namespace
+
+Error::Error(const std::string& what) : std::runtime_error(without_nul(what)) {}
 
 InputError::InputError(std::string file, std::string path, std::string value, std::string problem)
     : Error(compose(file, path, value, problem)),

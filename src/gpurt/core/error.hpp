@@ -12,7 +12,10 @@ namespace gpurt {
 /// Base of every error gpurt throws on purpose.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// A NUL byte in the message (a value quoted from a binary file) is written \x00: what() is a
+  /// C string, and the message ended there.
+  explicit Error(const std::string& what);
+  explicit Error(const char* what) : Error(std::string(what)) {}
 };
 
 /// Bad input: a file that cannot be read, is not JSON, or holds a value the model rejects.

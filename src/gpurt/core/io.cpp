@@ -25,7 +25,6 @@ namespace gpurt {
 
 namespace fs = std::filesystem;
 
-namespace {
 std::int64_t max_input_bytes() {
   const char* env = std::getenv("GPURT_MAX_INPUT_BYTES");
   if (env == nullptr || *env == '\0') return kDefaultMaxInputBytes;
@@ -36,7 +35,6 @@ std::int64_t max_input_bytes() {
     throw InputError("environment", "GPURT_MAX_INPUT_BYTES", env, "must be a whole number of bytes >= 1");
   return v;
 }
-}  // namespace
 
 namespace {
 // Whether the open FIFO `fd` is a named one (a path in a file system) rather than an anonymous

@@ -19,6 +19,11 @@ namespace gpurt {
 /// says otherwise: 256 MiB.
 inline constexpr std::int64_t kDefaultMaxInputBytes = std::int64_t{256} << 20;
 
+/// The input limit in force: GPURT_MAX_INPUT_BYTES when set (InputError when it is no whole
+/// number >= 1), else kDefaultMaxInputBytes. A command that writes a file gpurt reads back
+/// checks its size against it, so that it never writes what it would refuse to read.
+std::int64_t max_input_bytes();
+
 /// How long read_text_file waits for a FIFO's first bytes (or its writer's end) before refusing
 /// it: a FIFO nothing writes to would otherwise block the run for ever.
 inline constexpr int kFifoWaitSeconds = 10;

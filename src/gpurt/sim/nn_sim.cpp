@@ -342,6 +342,24 @@ class NnDriver final : public sim::SimDriver {
       throw Error(fmt::format(
           "network tasks: more than {} jobs in one scenario (raise --max-jobs, or shorten --seconds)",
           _o.max_jobs));
+    // A scenario far past the limit is refused once a hundredth of the limit (at least 100
+    // measured jobs) shows it: at --seconds 10^6 the count above reached its 10^6 jobs only after
+    // about 43 minutes. The projection must pass twice the limit, since the rate can change;
+    // nearer the limit the exact count decides.
+    const std::int64_t measured = _jobs - _jobs_at_barrier;
+    if (_barrier_open && measured >= std::max<std::int64_t>(100, _o.max_jobs / 100) &&
+        sim.now() > _measure_from) {
+      const double elapsed = static_cast<double>((sim.now() - _measure_from).count());
+      const double projected =
+          static_cast<double>(_jobs_at_barrier) +
+          static_cast<double>(measured) * static_cast<double>(_o.duration.count()) / elapsed;
+      if (projected > 2.0 * static_cast<double>(_o.max_jobs))
+        throw Error(
+            fmt::format("network tasks: a scenario would complete about {:.3g} jobs, more than twice "
+                        "the limit of {} (its first {:.3g} s made {}; raise --max-jobs, or shorten "
+                        "--seconds)",
+                        projected, _o.max_jobs, elapsed / 1e9, measured));
+    }
     t.job_start = sim.now();
     ++t.started;
     if (_o.management == NnManagement::k_exclusion) {
@@ -414,6 +432,8 @@ class NnDriver final : public sim::SimDriver {
 
   void open_barrier(sim::Simulator& sim) {
     _measure_from = sim.now();
+    _barrier_open = true;
+    _jobs_at_barrier = _jobs;
     for (std::size_t j = 0; j < _tasks.size(); ++j) begin_job(sim, j);
   }
 
@@ -428,6 +448,8 @@ class NnDriver final : public sim::SimDriver {
   std::int64_t _jobs = 0;
   std::size_t _at_barrier = 0;  ///< tasks done with their warm-up jobs
   Nanos _measure_from{0};       ///< when the barrier opened: the measured duration starts here
+  bool _barrier_open = false;
+  std::int64_t _jobs_at_barrier = 0;  ///< jobs begun before the measured duration (warm-ups)
 };
 
 void check_cus(const std::vector<bool>& cus, const Platform& p, const std::string& what) {

@@ -140,16 +140,24 @@ std::string chart_svg(const Chart& chart) {
   if (!(xmin <= xmax)) throw Error(fmt::format("chart \"{}\": no drawable point", chart.title));
   // Finite values a log axis leaves out are said in the note: a point that vanished unsaid
   // looked like a point never measured.
-  std::size_t left_out = 0;
+  // A positive value below 10^-300 is left out too, and said apart from those at or below 0
+  // (it was counted as one of them).
+  std::size_t non_positive = 0, tiny = 0;
   for (const ChartSeries& s : chart.series)
-    for (std::size_t i = 0; i < s.x.size(); ++i)
-      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]) &&
-          (!drawable(s.x[i], chart.log_x) || !drawable(s.y[i], chart.log_y)))
-        ++left_out;
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) ||
+          (drawable(s.x[i], chart.log_x) && drawable(s.y[i], chart.log_y)))
+        continue;
+      const bool at_or_below_0 = (chart.log_x && s.x[i] <= 0) || (chart.log_y && s.y[i] <= 0);
+      ++(at_or_below_0 ? non_positive : tiny);
+    }
   std::string note_text = chart.note;
-  if (left_out > 0)
+  if (non_positive > 0)
     note_text += fmt::format("{}{} point(s) at or below 0 not drawn on the log axis",
-                             note_text.empty() ? "" : "; ", left_out);
+                             note_text.empty() ? "" : "; ", non_positive);
+  if (tiny > 0)
+    note_text += fmt::format("{}{} point(s) in (0, 1e-300) not drawn on the log axis",
+                             note_text.empty() ? "" : "; ", tiny);
   const Axis ax = make_axis(xmin, xmax, chart.log_x), ay = make_axis(ymin, ymax, chart.log_y);
 
   // The note wraps at spaces into lines of at most 108 characters (the picture's width at 12 px),
