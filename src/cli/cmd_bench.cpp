@@ -10,6 +10,9 @@
 #include <mutex>
 #include <thread>
 
+#include <algorithm>
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "checks.hpp"
@@ -29,7 +32,8 @@ std::string render_summary(const std::vector<InstanceSummary>& rows) {
           {false, false, true, true, true, true, false});
   for (const InstanceSummary& r : rows) {
     t.add({r.name, r.plugin, std::to_string(r.iterations), std::to_string(r.kernels),
-           format_time(r.mean_execute, TimeUnit::s), format_time(r.worst_execute, TimeUnit::s), r.output});
+           format_time(r.mean_execute, TimeUnit::s), format_time(r.worst_execute, TimeUnit::s),
+           printable(r.output)});  // --out is printed as given: an escape sequence in it is shown, not run
   }
   return t.render();
 }
@@ -39,6 +43,7 @@ namespace {
 struct BenchArgs {
   std::string config, backend = "sim", platform, out, svg, model = "calibrated";
   std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
+  ConfigLimits limits;
   std::vector<std::string> plugin_libs;
   bool json = false;
   double timeout_s = 0;  // 0: none
@@ -147,13 +152,26 @@ void run_bench_command(const BenchArgs& a) {
   }
   apply_model_option(platform, a.model);
   const PluginRegistry libraries = load_libraries(a.plugin_libs);
-  const Scenario scenario =
-      system_file ? std::move(system_run) : load_bench_scenario(a.config, platform, backend, &libraries);
+  const Scenario scenario = system_file
+                                ? std::move(system_run)
+                                : load_bench_scenario(a.config, platform, backend, &libraries, a.limits);
   // The examiner writes under base_result_directory; --out overrides it.
   const std::string out = !a.out.empty() ? a.out : scenario.base_result_directory;
   if (out.empty()) {
     throw InputError("--out", "", "",
                      "give the folder for the results (or set base_result_directory in the config)");
+  }
+  // A config names where its results go only below the folder gpurt runs in: as it may name
+  // any file there, an absolute or ".." folder would let it write anywhere ("../../x" made
+  // /tmp/x). --out, which the person running it gives, may be anything.
+  if (a.out.empty()) {
+    const std::filesystem::path dir(out);
+    const bool up =
+        std::any_of(dir.begin(), dir.end(), [](const std::filesystem::path& p) { return p == ".."; });
+    if (dir.is_absolute() || up)
+      throw InputError(a.config, "base_result_directory", out,
+                       "must be a folder below the one gpurt runs in (no \"..\" part, not absolute); give "
+                       "--out to write elsewhere");
   }
   // Every output path is checked before the run; the outputs are written all or none.
   check_output_dir(out, a.out.empty() ? "base_result_directory" : "--out");
@@ -173,8 +191,7 @@ void run_bench_command(const BenchArgs& a) {
   if (!a.svg.empty()) check_drawable(result.trace, a.max_drawn_blocks);
   std::vector<OutputFile> outputs = result_files(result.trace, out);
   if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(result.trace));
-  create_result_folders(outputs, out);
-  write_files_atomically(outputs);
+  write_outputs(outputs, out);
 
   const std::vector<InstanceSummary> rows = summarize(result.trace, out);
   const bool sim = backend == BenchBackend::sim;
@@ -227,6 +244,7 @@ void add_bench(CLI::App& app) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
+  add_config_limit_options(cmd, args->limits);
   add_model_option(cmd, args->model);
   cmd->add_option("--timeout", args->timeout_s,
                   "End the run with exit 1 if it has not ended after this many seconds (default: no limit)")

@@ -53,6 +53,18 @@ CLI::Option* add_model_option(CLI::App* cmd, std::string& model) {
       "ideal (every block runs its isolated time)");
 }
 
+void add_config_limit_options(CLI::App* cmd, ConfigLimits& limits) {
+  cmd->add_option(
+         "--max-blocks", limits.max_blocks,
+         "Most blocks the run may start (default 10000000); the config's gpurt_sim.max_blocks may only "
+         "lower it")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd->add_option("--max-kernels", limits.max_kernels,
+                  "Most kernel launches and iterations of the run (default 1000000); the config's "
+                  "gpurt_sim.max_kernels may only lower it")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+}
+
 CLI::Option* add_config_seed_option(CLI::App* cmd, std::string& seed) {
   // Text, so that a sweep's settings file records a left-out seed as "" (the config's), apart
   // from an explicit --seed 1.
@@ -85,6 +97,7 @@ namespace {
 struct SimulateArgs {
   std::string config, platform, out, svg, perfetto, model = "calibrated";
   std::uint64_t max_drawn_blocks = kDefaultMaxDrawnBlocks;
+  ConfigLimits limits;
   std::string seed;  ///< --seed as given; "" (left out): the config's
   bool json = false;
 };
@@ -99,7 +112,7 @@ void run_simulate(const SimulateArgs& a) {
   if (!a.perfetto.empty()) check_file_outside_dir(a.perfetto, "--perfetto", a.out, "--out");
   Platform platform = platform_arg(a.platform);
   apply_model_option(platform, a.model);
-  Scenario scenario = load_scenario(a.config, platform);
+  Scenario scenario = load_scenario(a.config, platform, a.limits);
   apply_config_seed_option(scenario, a.seed);
   check_run_outputs(scenario, a.out, {{"--svg", a.svg}, {"--perfetto", a.perfetto}}, {a.config, a.platform});
   const SimResult result = simulate(scenario, platform);
@@ -108,8 +121,7 @@ void run_simulate(const SimulateArgs& a) {
   std::vector<OutputFile> outputs = result_files(result.trace, a.out);
   if (!a.svg.empty()) outputs.emplace_back(a.svg, render_svg_timeline(result.trace));
   if (!a.perfetto.empty()) outputs.emplace_back(a.perfetto, perfetto_trace_text(result.trace) + "\n");
-  create_result_folders(outputs, a.out);
-  write_files_atomically(outputs);
+  write_outputs(outputs, a.out);
 
   const std::vector<InstanceSummary> rows = summarize(result.trace, a.out);
   if (a.json) {
@@ -150,6 +162,7 @@ void add_simulate(CLI::App& app) {
                   "Most blocks --svg/--perfetto draw (default 1000000; the run stops with exit 1, "
                   "writing nothing, above it)")
       ->check(CLI::PositiveNumber);
+  add_config_limit_options(cmd, args->limits);
   cmd->add_flag("--json", args->json, "Print the summary as JSON");
   add_model_option(cmd, args->model);
   add_config_seed_option(cmd, args->seed);

@@ -34,6 +34,9 @@ Platform load_platform_arg(const std::string& arg);
 Platform platform_arg(const std::string& arg, const std::string& option = "--platform");
 /// `--model ideal|calibrated` (cmd_simulate.cpp): which performance model the simulator uses.
 CLI::Option* add_model_option(CLI::App* cmd, std::string& model);
+/// `--max-blocks` and `--max-kernels` (cmd_simulate.cpp) of a command that simulates an examiner
+/// config: what the config's gpurt_sim.max_blocks / max_kernels default to and may not exceed.
+void add_config_limit_options(CLI::App* cmd, ConfigLimits& limits);
 /// `--seed` (cmd_simulate.cpp) of a command that simulates an examiner config: the performance
 /// model's random draws, in place of the config's "gpurt_sim": {"seed": N}.
 CLI::Option* add_config_seed_option(CLI::App* cmd, std::string& seed);

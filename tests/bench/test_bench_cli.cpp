@@ -191,12 +191,26 @@ TEST_F(BenchCli, ResultsGoToBaseResultDirectoryUnlessOutIsGiven) {
   const std::string body = R"("max_iterations": 2, "max_time": 0, "benchmarks": [
       {"filename": "timer_spin", "log_name": "t.json", "thread_count": 64, "block_count": 2,
        "additional_info": 1000}]})";
-  const std::string cfg =
-      write("based.json", R"({"name": "b", "base_result_directory": ")" + path("res") + "\", " + body);
-  Outcome r = cli("bench " + cfg + " --platform h100");
-  ASSERT_EQ(r.code, 0) << r.err;
+  // Relative to the folder gpurt runs in, as the examiner's "./results".
+  const std::string cfg = write("based.json", R"({"name": "b", "base_result_directory": "./res", )" + body);
+  const std::string in_dir =
+      "cd " + path("") + " && " + std::string(GPURT_CLI) + " bench based.json --platform h100";
+  ASSERT_EQ(WEXITSTATUS(std::system((in_dir + " >/dev/null").c_str())), 0);
   EXPECT_EQ(files_in(path("res")), std::vector<std::string>{"t.json"});
-  r = cli("bench " + cfg + " --platform h100 --out " + path("o"));
+  // A config may not send its results above that folder or to an absolute one (it could name
+  // any file there): exit 2 naming the key, nothing written; --out may go anywhere.
+  for (const std::string& dir : {path("abs"), std::string("../up"), std::string("a/../../up")}) {
+    const std::string away =
+        write("away.json", R"({"name": "b", "base_result_directory": ")" + dir + "\", " + body);
+    const Outcome w = cli("bench " + away + " --platform h100");
+    EXPECT_EQ(w.code, 2) << dir;
+    EXPECT_NE(w.err.find("base_result_directory = " + dir + ": must be a folder below the one gpurt runs in"),
+              std::string::npos)
+        << w.err;
+    EXPECT_FALSE(fs::exists(path("abs"))) << dir;
+    EXPECT_EQ(cli("bench " + away + " --platform h100 --out " + path("o2")).code, 0) << dir;
+  }
+  Outcome r = cli("bench " + cfg + " --platform h100 --out " + path("o"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(files_in(path("o")), std::vector<std::string>{"t.json"});
   // Neither: exit 2 naming --out, nothing written.

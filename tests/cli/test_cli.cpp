@@ -4,6 +4,7 @@
 #include "cli_fixture.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "gpurt/bench/results.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
@@ -1054,7 +1056,10 @@ TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
                                           "cutahead_1.json", std::string(236, 'c') + ".json");
   const Outcome r = cli("simulate " + config + " --platform jetson-tx2 --out " + path("res"));
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("has a file name of 241 bytes; at most 240"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("long.json: benchmarks[0].log_name = "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has a file name of 241 bytes, more than the 240 an output file may have"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(path("res")));
   // Sub-folders: the whole path at most 4095 bytes (17 folders of 250), and a folder on the way
   // that is a file is refused too, both before the run and with nothing created.
@@ -1090,6 +1095,56 @@ TEST_F(Cli, ALogNameTooLongForAnOutputIsRefusedBeforeTheRun) {
   EXPECT_EQ(l.code, 2) << l.err;
   EXPECT_NE(l.err.find(path("res/x") + " is a link that leads nowhere"), std::string::npos) << l.err;
   EXPECT_FALSE(fs::exists(path("nowhere")));
+  // A link inside --out that leads out of it, at the file or at a folder on its way, would write
+  // there (a stale or planted link overwrote a file outside --out): refused, nothing written.
+  fs::remove(path("res/x"));
+  fs::create_directories(path("outside"));
+  write("outside/a.json", "VICTIM");
+  fs::create_directory_symlink(path("outside"), path("res/x"));
+  const Outcome away = cli("simulate " + in_file + " --platform jetson-tx2 --out " + path("res"));
+  EXPECT_EQ(away.code, 2) << away.err;
+  EXPECT_NE(away.err.find("leads out of the result folder " + path("res") + " through a link (to " +
+                          path("outside/a.json") + ")"),
+            std::string::npos)
+      << away.err;
+  fs::remove(path("res/x"));
+  fs::create_directories(path("res/x"));
+  fs::create_symlink(path("outside/a.json"), path("res/x/a.json"));
+  EXPECT_EQ(cli("simulate " + in_file + " --platform jetson-tx2 --out " + path("res")).code, 2);
+  EXPECT_EQ(read("outside/a.json"), "VICTIM");
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("outside")), fs::directory_iterator()), 1);
+  // A link inside --out to a file inside it is written through, as before.
+  fs::remove(path("res/x/a.json"));
+  write("res/x/target.json", "old");
+  fs::create_symlink("target.json", path("res/x/a.json"));
+  EXPECT_EQ(cli("simulate " + in_file + " --platform jetson-tx2 --out " + path("res")).code, 0);
+  EXPECT_TRUE(fs::is_symlink(path("res/x/a.json")));
+  EXPECT_NE(read("res/x/target.json"), "old");
+}
+
+// The temporary file of an atomic write is made anew and never through a link: a link planted at
+// its name (PATH.tmp.PID) sent the write to the file it pointed at.
+TEST_F(Cli, AnAtomicWriteNeverFollowsALinkAtItsTemporaryName) {
+  write("victim.txt", "VICTIM");
+  fs::create_symlink(path("victim.txt"), path("r.json.tmp." + std::to_string(::getpid())));
+  gpurt::write_file_atomically(path("r.json"), "result");
+  EXPECT_EQ(read("victim.txt"), "VICTIM");
+  EXPECT_EQ(read("r.json"), "result");
+  EXPECT_FALSE(fs::is_symlink(path("r.json")));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(path("r.json.tmp." + std::to_string(::getpid())))));
+}
+
+// All or none: a write that fails (here a file /proc will not take, as a full disk) removes the
+// folders it made for the others (an empty res/deep/er was left behind), and nothing else.
+TEST_F(Cli, AFailedWriteRemovesTheFoldersItMade) {
+  fs::create_directories(path("res/kept"));
+  const std::vector<gpurt::OutputFile> files{{path("res/deep/er/a.json"), "a"},
+                                             {"/proc/gpurt-no-such-file.json", "b"}};
+  EXPECT_THROW(gpurt::write_outputs(files, path("res/new")), gpurt::Error);
+  EXPECT_FALSE(fs::exists(path("res/deep")));
+  EXPECT_FALSE(fs::exists(path("res/new")));
+  EXPECT_TRUE(fs::is_directory(path("res/kept")));
+  EXPECT_FALSE(fs::exists("/proc/gpurt-no-such-file.json"));
 }
 
 TEST_F(Cli, PlatformThatIsMissingOrAFolderIsNamed) {
@@ -1264,6 +1319,29 @@ TEST_F(Cli, OutputsWhereNoFileCanBeCreatedAndEmptyColumnNamesAreRefusedFirst) {
 // depend on the seed. --seed 1 is the default (no seed in the config), --seed 2 gives other times,
 // and a config that says seed 2 gives the same bytes as --seed 2 on the config without one, and
 // --seed 2 beats the config's seed 7. A bad seed exits 2, nothing written.
+// The person running a config raises its limits (--max-blocks, --max-kernels on simulate and
+// bench); the config's gpurt_sim keys may only lower them.
+TEST_F(Cli, OnlyTheCommandLineRaisesAConfigsLimits) {
+  const std::string cfg =
+      write_edited("limits.json", GPURT_SOURCE_DIR "/examples/sim/cut_ahead.json", "\"benchmarks\"",
+                   "\"gpurt_sim\": {\"max_kernels\": 2000000}, \"benchmarks\"");
+  for (const char* cmd : {"simulate", "bench"}) {
+    const Outcome r = cli(fmt::format("{} {} --platform jetson-tx2 --out {}", cmd, cfg, path("r")));
+    EXPECT_EQ(r.code, 2) << cmd;
+    EXPECT_NE(
+        r.err.find("gpurt_sim.max_kernels = 2000000: is above the 1000000 this run allows (--max-kernels"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("r")));
+    EXPECT_EQ(
+        cli(fmt::format("{} {} --platform jetson-tx2 --out {} --max-kernels 2000000", cmd, cfg, path("r")))
+            .code,
+        0)
+        << cmd;
+    fs::remove_all(path("r"));
+  }
+}
+
 TEST_F(Cli, SeedOptionReplacesTheConfigsSeed) {
   const std::string config = GPURT_SOURCE_DIR "/examples/amd/isolated_mm1024.json";
   const std::string seeded =

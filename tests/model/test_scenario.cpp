@@ -56,8 +56,14 @@ TEST(Scenario, LogNamesFitAFileSystemAndConfigsHoldAtMost1024Benchmarks) {
   EXPECT_NE(long_part.find(": has a part of 256 bytes, more than a file name may hold (255)"),
             std::string::npos)
       << long_part;
-  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["log_name"] = std::string(255, 'a'); }),
+  // The file name is at most 240 bytes: the temporary file beside it adds ".tmp.PID". Said
+  // naming the config (it was an error about --out).
+  EXPECT_EQ(error_after([](Json& d) { d["benchmarks"][0]["log_name"] = "d/" + std::string(240, 'a'); }),
             "<no error>");
+  EXPECT_NE(error_after([](Json& d) {
+              d["benchmarks"][0]["log_name"] = "d/" + std::string(241, 'a');
+            }).find(": has a file name of 241 bytes, more than the 240 an output file may have"),
+            std::string::npos);
   const std::string many = error_after([](Json& d) {
     const Json one = d["benchmarks"][0];
     d["benchmarks"] = Json::array();
@@ -268,10 +274,46 @@ TEST(Scenario, BlockAndThreadCountsStayWithinIntAndThePlatform) {
   Json doc = valid();
   doc["benchmarks"][0]["block_count"] = 2147483647;
   doc["benchmarks"][0]["thread_count"] = 1024;
-  const Scenario s = parse_scenario(doc, "c.json", rtx());
+  // One launch of 2^31 - 1 blocks passes the default gpurt_sim.max_blocks (refused as read);
+  // a run allowed more (--max-blocks) reads it.
+  EXPECT_NE(error_after([](Json& d) {
+              d["benchmarks"][0]["block_count"] = 2147483647;
+              d["benchmarks"][0]["thread_count"] = 1024;
+            }).find("launches a kernel of 2147483647 blocks"),
+            std::string::npos);
+  const Scenario s = parse_scenario(doc, "c.json", rtx(), {}, ConfigLimits{std::int64_t{1} << 40});
+  EXPECT_EQ(s.sim.max_blocks, std::int64_t{1} << 40);
   EXPECT_EQ(s.instances[0].block_count, 2147483647);
   EXPECT_EQ(s.instances[0].actions[0].kernel.blocks, 2147483647);
   EXPECT_EQ(s.instances[0].thread_count, 1024);
+}
+
+// gpurt_sim.max_blocks and max_kernels may lower what the run allows (--max-blocks,
+// --max-kernels; ConfigLimits), never raise it: a config that set both to 2^40 grew by 300 MB a
+// second. Without the keys the run's limits apply.
+TEST(Scenario, AConfigMayLowerItsLimitsButNotRaiseThem) {
+  EXPECT_EQ(error_after([](Json& d) {
+              d["gpurt_sim"] = Json{{"max_blocks", 10'000'001}};
+            }),
+            "c.json: gpurt_sim.max_blocks = 10000001: is above the 10000000 this run allows (--max-blocks "
+            "raises that; a config may only lower it)");
+  EXPECT_EQ(error_after([](Json& d) {
+              d["gpurt_sim"] = Json{{"max_kernels", 1'000'001}};
+            }),
+            "c.json: gpurt_sim.max_kernels = 1000001: is above the 1000000 this run allows (--max-kernels "
+            "raises that; a config may only lower it)");
+  Json doc = valid();
+  const ConfigLimits more{20'000'000, 3'000'000};
+  Scenario s = parse_scenario(doc, "c.json", rtx(), {}, more);
+  EXPECT_EQ(s.sim.max_blocks, 20'000'000);
+  EXPECT_EQ(s.sim.max_kernels, 3'000'000);
+  doc["gpurt_sim"] = Json{{"max_blocks", 15'000'000}, {"max_kernels", 50}};
+  s = parse_scenario(doc, "c.json", rtx(), {}, more);
+  EXPECT_EQ(s.sim.max_blocks, 15'000'000);
+  EXPECT_EQ(s.sim.max_kernels, 50);
+  s = parse_scenario(valid(), "c.json", rtx());
+  EXPECT_EQ(s.sim.max_blocks, kDefaultMaxBlocks);
+  EXPECT_EQ(s.sim.max_kernels, kDefaultMaxKernels);
 }
 
 // A result file name stays inside the output folder (it is joined to --out).

@@ -127,6 +127,27 @@ TEST(Dissertation, StreamsWithAPriorityDoNotSynchroniseWithTheNullStream) {
   EXPECT_EQ(starts(kernel(r, "P")), std::vector<double>(2, 0.1));
   EXPECT_EQ(starts(kernel(r, "B")), std::vector<double>(2, 1.0));
   EXPECT_EQ(starts(kernel(r, "N2")), std::vector<double>(1, 2.0));
+  // A priority above 0 is outside every device's range: the examiner creates a default stream
+  // (priority 0, blocking), so P waits for N as B does, and comes before B.
+  const SimResult q =
+      run_text(scenario({null_spin("N", 256, 1, 1'000'000'000),
+                         spin("P", 512, 2, 3'000'000'000, 0.1, R"(, "stream_priority": 1)"),
+                         spin("B", 512, 2, 1'000'000'000, 0.2), null_spin("N2", 256, 1, 1'000'000'000, 0.3)}),
+               ideal_preset("jetson-tx2"));
+  EXPECT_EQ(starts(kernel(q, "P")), std::vector<double>(2, 1.0));
+  EXPECT_EQ(starts(kernel(q, "B")), std::vector<double>(2, 1.0));
+  EXPECT_EQ(starts(kernel(q, "N2")), std::vector<double>(1, 4.0));
+}
+
+// ... and it is no level below priority 0 either: A (priority 1) and B (priority 0, 0.5 s) share
+// the one level, so A's second wave (1 s) comes before B (2 s); as a lower level, B cut ahead.
+TEST(Dissertation, APriorityAboveZeroIsTheDefaultStreamsNotALowerLevel) {
+  const SimResult r =
+      run_text(scenario({spin("A", 1024, 8, 1'000'000'000, 0, R"(, "stream_priority": 1)"),
+                         spin("B", 1024, 4, 1'000'000'000, 0.5, R"(, "stream_priority": 0)")}),
+               ideal_preset("jetson-tx2"));
+  EXPECT_EQ(starts(kernel(r, "A")), (std::vector<double>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(starts(kernel(r, "B")), (std::vector<double>{2, 2, 2, 2}));
 }
 
 // Fig. 3.19: cudaFree at 0.4 returns when K1 and K2 are done (1.2); K3 launches 0.2 s later

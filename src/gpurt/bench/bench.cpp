@@ -31,11 +31,11 @@ void check_for_gpu(const Scenario& s);  // below, with the probes it needs
 }  // namespace
 
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
-                             const PluginRegistry* libraries) {
-  if (backend == BenchBackend::sim) return load_scenario(path, platform);
+                             const PluginRegistry* libraries, const ConfigLimits& limits) {
+  if (backend == BenchBackend::sim) return load_scenario(path, platform, limits);
   const std::vector<std::string> accepted =
       libraries != nullptr ? libraries->names() : std::vector<std::string>{};
-  Scenario s = parse_scenario(load_json_file(path), path, platform, accepted);
+  Scenario s = parse_scenario(load_json_file(path), path, platform, accepted, limits);
   // What only the simulator models is refused before anything runs (exit 2), not found missing
   // by a worker (exit 1): plugins without a GPU implementation, and per-kernel masks.
   // (Built without CUDA there are no GPU plugins at all; check_for_gpu then says so.)

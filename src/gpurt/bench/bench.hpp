@@ -26,7 +26,7 @@ BenchBackend parse_backend(const std::string& text);
 /// machine with a usable GPU) an sm_mask that no partition backend of the device can give.
 /// Throws InputError.
 Scenario load_bench_scenario(const std::string& path, const Platform& platform, BenchBackend backend,
-                             const PluginRegistry* libraries = nullptr);
+                             const PluginRegistry* libraries = nullptr, const ConfigLimits& limits = {});
 
 /// Why the gpu backend cannot run on CUDA device `device` ("" when it can): built without
 /// CUDA, no driver, no such device, or a device whose SM count differs from `platform` (masks

@@ -29,9 +29,17 @@ void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
                        const std::vector<std::pair<std::string, std::string>>& others,
                        const std::vector<std::string>& inputs) {
   std::vector<std::pair<std::string, std::string>> outputs;
+  const fs::path out_key = output_key(out_dir);
   for (const ScenarioInstance& inst : scenario.instances) {
     const std::string path = result_path(out_dir, inst.log_name);
     const std::string option = "--out (the result file " + inst.log_name + ")";
+    // A link inside the folder (the file, or a folder on its way) that leads out of it would
+    // write there: a stale or planted link overwrote a file outside --out.
+    const fs::path key = output_key(path);
+    if (!key_inside(key, out_key))
+      throw InputError("command line", option, path,
+                       "leads out of the result folder " + out_dir + " through a link (to " + key.string() +
+                           "); remove the link or give another folder");
     std::error_code ec;
     const fs::file_status status = fs::status(path, ec);  // through a symbolic link
     if (fs::is_directory(status)) throw InputError("command line", option, path, "is a folder");
@@ -59,22 +67,37 @@ void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
     if (!path.empty()) check_output_not_input(path, inputs, option);
 }
 
-void create_result_folders(const std::vector<OutputFile>& files, const std::string& out_dir) {
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw Error(out_dir + ": cannot create the result folder: " + ec.message());
-  for (const auto& file : files) {
-    const fs::path parent = fs::path(file.first).parent_path();
-    if (parent.empty()) continue;
-    fs::create_directories(parent, ec);
-    if (ec) throw Error(parent.string() + ": cannot create the folder: " + ec.message());
+void write_outputs(const std::vector<OutputFile>& files, const std::string& out_dir) {
+  std::vector<fs::path> created;  // the folders made here, each after the one it lies in
+  const auto make = [&created](const fs::path& dir, const std::string& what) {
+    std::error_code ec;
+    std::vector<fs::path> missing;
+    for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(dir, ec);
+    if (ec) throw Error(dir.string() + ": cannot create " + what + ": " + ec.message());
+    created.insert(created.end(), missing.rbegin(), missing.rend());
+  };
+  try {
+    make(out_dir, "the result folder");
+    for (const auto& file : files) {
+      const fs::path parent = fs::path(file.first).parent_path();
+      if (!parent.empty()) make(parent, "the folder");
+    }
+    write_files_atomically(files);
+  } catch (...) {
+    // All or none: a failed write (a full disk) left the folders it had made behind.
+    std::error_code ec;
+    for (auto it = created.rbegin(); it != created.rend(); ++it) fs::remove(*it, ec);  // empty ones only
+    throw;
   }
 }
 
 std::vector<std::string> write_results(const Trace& trace, const std::string& out_dir) {
   const std::vector<OutputFile> files = result_files(trace, out_dir);
-  create_result_folders(files, out_dir);
-  write_files_atomically(files);
+  write_outputs(files, out_dir);
   std::vector<std::string> paths;
   for (const auto& file : files) paths.push_back(file.first);
   return paths;

@@ -20,7 +20,7 @@ std::string result_path(const std::string& out_dir, const std::string& log_name)
 
 /// Every instance's examiner result file under `out_dir` (path and content), in instance order,
 /// without writing anything: a command adds its other outputs and writes them all or none
-/// (write_files_atomically) after create_result_folders.
+/// (write_outputs).
 std::vector<OutputFile> result_files(const Trace& trace, const std::string& out_dir);
 
 /// Before a run that writes the result file of every instance of `scenario` under `out_dir` and
@@ -32,8 +32,9 @@ void check_run_outputs(const Scenario& scenario, const std::string& out_dir,
                        const std::vector<std::pair<std::string, std::string>>& others,
                        const std::vector<std::string>& inputs);
 
-/// Creates `out_dir` and the folders the result files lie in (log names with folders).
-void create_result_folders(const std::vector<OutputFile>& files, const std::string& out_dir);
+/// Creates `out_dir` and the folders `files` lie in (log names with folders) and writes the files
+/// all or none (write_files_atomically); on failure the folders it created are removed again.
+void write_outputs(const std::vector<OutputFile>& files, const std::string& out_dir);
 
 /// Writes every instance's examiner result file under `out_dir` (created when missing), all or
 /// none. Call only after the whole run succeeded, so a failed run leaves no files.

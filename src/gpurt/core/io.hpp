@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,13 @@ inline constexpr std::int64_t kDefaultMaxInputBytes = std::int64_t{256} << 20;
 /// number >= 1), else kDefaultMaxInputBytes. A command that writes a file gpurt reads back
 /// checks its size against it, so that it never writes what it would refuse to read.
 std::int64_t max_input_bytes();
+
+/// One spelling of the file `path` names, for comparing paths: absolute, with the links, "."
+/// and ".." of its existing part resolved (two names of one file give one key).
+std::filesystem::path output_key(const std::string& path);
+
+/// Whether `key` lies in the folder `folder_key`, or is it (both from output_key).
+bool key_inside(const std::filesystem::path& key, const std::filesystem::path& folder_key);
 
 /// How long read_text_file waits for a FIFO's first bytes (or its writer's end) before refusing
 /// it: a FIFO nothing writes to would otherwise block the run for ever.

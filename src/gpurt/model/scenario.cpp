@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
 #include "gpurt/model/amd_cu_layout.hpp"
 #include "gpurt/model/scenario_workloads.hpp"
 
@@ -105,6 +106,13 @@ std::string read_log_name(const JsonNode& node) {
       node.fail(fmt::format("has a part of {} bytes, more than a file name may hold (255)", part.size()));
     if (end == std::string::npos) {
       if (part.empty() || part == ".") node.fail("must name a file, not a folder");
+      // Said here, naming the config: the temporary file an atomic write makes beside it adds
+      // ".tmp.PID" (check_output_file_name, which named --out for it).
+      if (part.size() > kMaxOutputFileName)
+        node.fail(
+            fmt::format("has a file name of {} bytes, more than the {} an output file may have (the "
+                        "temporary file written beside it adds \".tmp.PID\")",
+                        part.size(), kMaxOutputFileName));
       return out.append(part);
     }
     if (!part.empty() && part != ".") out.append(part).push_back('/');
@@ -406,8 +414,17 @@ SimOptions read_sim_options(const JsonNode& node) {
 
 // Every copy and memset of a program takes at most kMaxScenarioTime at the configured bandwidths
 // (the simulator computes them the same way, sim/host.cpp), so no time in a run overflows.
+// A kernel of more blocks than gpurt_sim.max_blocks would stop the run at its first launch: said
+// here, exit 2, naming the benchmark (a 2^31-block grid ran 2.6 s and 400 MB before it stopped).
 void check_program_times(const ScenarioInstance& inst, const SimOptions& sim, const JsonNode& b) {
   for (const HostAction& a : inst.actions) {
+    if (a.kind == HostAction::Kind::kernel && a.kernel.blocks > sim.max_blocks) {
+      (b.has("block_count") ? b.at("block_count") : b)
+          .fail(
+              fmt::format("launches a kernel of {} blocks (\"{}\"), more than gpurt_sim.max_blocks ({}) lets "
+                          "one run start",
+                          a.kernel.blocks, a.label, sim.max_blocks));
+    }
     if (a.kind == HostAction::Kind::copy) {
       (void)detail::model_time(static_cast<double>(sim.copy_latency.count()) +
                                    static_cast<double>(a.bytes) / sim.copy_bandwidth * 1e9,
@@ -526,6 +543,16 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
   if (auto v = b.find("stream_priority")) {
     inst.stream_priority = static_cast<int>(v->as_int_in(-64, 64));
     inst.stream_priority_given = true;
+    // CUDA's priorities run from the device's greatest (negative) to 0. The examiner creates a
+    // stream with a priority outside that range as a default stream (cudaStreamCreate: priority
+    // 0, blocking), and no device takes one above 0: such a benchmark is run so, and told.
+    if (inst.stream_priority > 0) {
+      r.warn(*v,
+             "is above 0, outside every CUDA device's priority range: the examiner then creates a default "
+             "stream (priority 0, synchronising with the NULL stream), and so does gpurt");
+      inst.stream_priority = 0;
+      inst.stream_priority_given = false;
+    }
   }
   if (auto v = b.find("cpu_core")) inst.cpu_core = static_cast<int>(v->as_int_in(0, 4096));
   if (auto v = b.find("mps_thread_percentage")) {
@@ -602,6 +629,14 @@ ScenarioInstance read_instance(const JsonNode& b, std::size_t index, const Defau
     detail::read_cufft(info, inst, p);
   } else if (inst.plugin == "matrix_multiply") {
     detail::read_matrix_multiply(info, b.at("thread_count"), inst, sim);
+    // The examiner's plugin means 32x32 for a 1-D block but then sets y from the config's
+    // (1): it runs 32x1 blocks. gpurt runs the square the number names, and says so.
+    if (!b.at("thread_count").is_array())
+      r.warn(
+          b.at("thread_count"),
+          fmt::format("runs {0}x{0} blocks; the examiner's matrix_multiply runs a 1-D thread_count as 32x1 "
+                      "blocks (give [{0}, {0}] to say which is meant)",
+                      inst.block_x));
     for (const HostAction& a : inst.actions) {
       if (a.kind == HostAction::Kind::kernel) check_fits(a.kernel, p, b.at("thread_count"));
     }
@@ -722,7 +757,7 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
 }
 
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform,
-                        const std::vector<std::string>& unmodelled_plugins) {
+                        const std::vector<std::string>& unmodelled_plugins, const ConfigLimits& limits) {
   validate(platform);
   const JsonNode root(document, file);
   root.expect_object({"name", "max_iterations", "max_time", "use_processes", "cuda_device", "gpu_device_id",
@@ -750,7 +785,21 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
     s.base_result_directory = v->as_string();
     if (s.base_result_directory.empty()) v->fail("must name a folder");
   }
-  if (auto v = root.find("gpurt_sim")) s.sim = read_sim_options(*v);
+  s.sim.max_blocks = limits.max_blocks;
+  s.sim.max_kernels = limits.max_kernels;
+  if (auto v = root.find("gpurt_sim")) {
+    s.sim = read_sim_options(*v);
+    const auto limit = [&v](const char* key, std::int64_t& value, std::int64_t allowed, const char* option) {
+      if (!v->has(key)) {
+        value = allowed;
+      } else if (value > allowed) {
+        v->at(key).fail(fmt::format(
+            "is above the {} this run allows ({} raises that; a config may only lower it)", allowed, option));
+      }
+    };
+    limit("max_blocks", s.sim.max_blocks, limits.max_blocks, "--max-blocks");
+    limit("max_kernels", s.sim.max_kernels, limits.max_kernels, "--max-kernels");
+  }
   Reader r{s, platform, unmodelled_plugins, {}, 1};
   Defaults d;
   d.max_iterations = s.max_iterations;
@@ -760,8 +809,8 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
   return s;
 }
 
-Scenario load_scenario(const std::string& path, const Platform& platform) {
-  Scenario s = parse_scenario(load_json_file(path), path, platform);
+Scenario load_scenario(const std::string& path, const Platform& platform, const ConfigLimits& limits) {
+  Scenario s = parse_scenario(load_json_file(path), path, platform, {}, limits);
   for (const std::string& w : s.warnings) std::fprintf(stderr, "gpurt: warning: %s\n", printable(w).c_str());
   return s;
 }

@@ -196,6 +196,14 @@ struct Scenario {
 /// mandelbrot, cpu_random_walk, task_host, cufft).
 const std::vector<std::string>& simulated_plugins();
 
+/// What the person running a config lets it use (`--max-blocks`, `--max-kernels`): the config's
+/// gpurt_sim.max_blocks and max_kernels default to these and may only lower them (a config that
+/// set both to 2^40 grew by 300 MB a second).
+struct ConfigLimits {
+  std::int64_t max_blocks = kDefaultMaxBlocks;
+  std::int64_t max_kernels = kDefaultMaxKernels;
+};
+
 /// Parses an examiner config against a platform (block sizes and masks are checked against
 /// it). Throws InputError naming file, JSON path and value.
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform);
@@ -203,8 +211,8 @@ Scenario parse_scenario(const Json& document, const std::string& file, const Pla
 /// `gpurt bench --backend gpu`): their instances are checked like the others but get no
 /// actions, so such a scenario must not be simulated.
 Scenario parse_scenario(const Json& document, const std::string& file, const Platform& platform,
-                        const std::vector<std::string>& unmodelled_plugins);
+                        const std::vector<std::string>& unmodelled_plugins, const ConfigLimits& limits = {});
 /// parse_scenario on a file; prints the scenario's warnings to stderr ("gpurt: warning: ...").
-Scenario load_scenario(const std::string& path, const Platform& platform);
+Scenario load_scenario(const std::string& path, const Platform& platform, const ConfigLimits& limits = {});
 
 }  // namespace gpurt
