@@ -177,6 +177,27 @@ TEST(RtgpuLemmas52To56, TwoTasksByHand) {
   EXPECT_TRUE(b[1].schedulable);
 }
 
+// The one-copy model (§6.1) writes each pair's absent copy as [0, 0]. A copy of length 0 is no
+// bus request: MR = 0, with neither the blocking nor the interference eq. (5) adds (it was
+// charged B = 3 here, R 11 instead of 8). H: CL 1 + 1, GR = 4 / 2 = 2, MR = 1 + B 3 = 4 and 0.
+TEST(RtgpuLemmas52To56, AZeroLengthCopyIsNoBusRequest) {
+  const RtgpuSystem s = parse(R"({"format": "gpurt/rtgpu@1", "time_unit": "ms",
+    "platform": {"preset": "gtx1080ti", "sms": 2},
+    "tasks": [
+      {"name": "H", "period": 100, "priority": 1, "cpu": [[1, 1], [1, 1]], "copy": [[1, 1], [0, 0]],
+       "gpu": [{"work": [4, 4], "overhead": 0, "alpha": 1}]},
+      {"name": "L", "period": 100, "priority": 2, "cpu": [[1, 1], [1, 1]], "copy": [[3, 3], [0, 0]],
+       "gpu": [{"work": [4, 4], "overhead": 0, "alpha": 1}]}]})");
+  const auto b = analyse_rtgpu_allocation(s, RtgpuMethod::rtgpu, std::vector<int>{1, 1});
+  EXPECT_EQ(*b[0].copy_hi[0], ms(4));
+  EXPECT_EQ(*b[0].copy_hi[1], Nanos{0});
+  EXPECT_EQ(*b[0].r1, ms(8));
+  EXPECT_EQ(*b[0].response, ms(8));
+  // L: its copy of 3 meets H's one copy of 1 (MR = 3 + 1 = 4); its absent copy is 0 too.
+  EXPECT_EQ(*b[1].copy_hi[0], ms(4));
+  EXPECT_EQ(*b[1].copy_hi[1], Nanos{0});
+}
+
 TEST(RtgpuBaselines, StgmBusyWaitingByHand) {
   const RtgpuSystem s = parse(kPair);
   const std::vector<int> one_each{1, 1};

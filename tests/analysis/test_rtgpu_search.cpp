@@ -56,9 +56,10 @@ Tally compare(RtgpuMethod method, std::uint64_t seed, int systems) {
 
 TEST(RtgpuSearch, ExactAndGreedyEqualBruteForceOn600Systems) {
   const Tally t = compare(RtgpuMethod::rtgpu, 11, 600);
-  // Both outcomes must be well represented, or the comparison proves little.
-  EXPECT_GE(t.schedulable, 100);
-  EXPECT_GE(t.unschedulable, 100);
+  // Both outcomes must be well represented, or the comparison proves little (507 and 93 since a
+  // zero-length copy is no bus request; 100 or more of each before).
+  EXPECT_GE(t.schedulable, 80);
+  EXPECT_GE(t.unschedulable, 80);
 }
 
 TEST(RtgpuSearch, StgmExactEqualsBruteForceOn500Systems) {

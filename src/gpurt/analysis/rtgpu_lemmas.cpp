@@ -97,6 +97,10 @@ Nanos cpu_workload(const SuspendingTask& cpu, std::size_t h, Nanos t) { return s
 
 std::optional<Nanos> copy_response_bound(Nanos copy_hi, std::span<const SuspendingTask> higher_bus,
                                          Nanos lower_blocking, Nanos limit) {
+  // A copy of length 0 is no copy (the one-copy model, RTGPU §6.1, writes its absent second copy
+  // so): it makes no bus request, so nothing blocks or interferes with it; it was charged the
+  // lower-priority blocking and the interference. The simulator skips it too (sim/rtgpu_sim.cpp).
+  if (copy_hi == Nanos{0}) return Nanos{0};
   // eq. (5) as printed: the blocking term sits outside the workload's argument and the whole
   // segment is exposed to interference (safe, if slightly more pessimistic than the usual
   // non-preemptive form that only exposes the queueing time).
