@@ -110,8 +110,9 @@ void add_analyze(CLI::App& app) {
       "File: {\"format\": \"gpurt/smlp@1\", \"time_unit\": \"us\", \"platform\": \"rtx3060ti\",\n"
       "       \"rho\": 1.1, \"tasks\": [{\"name\", \"wcet_by_units\": [L1, L2, ...],\n"
       "       \"rho\"?, \"allowed_units\"?, \"deadline\"?, \"period\"?, \"cpu_before\"?,\n"
-      "       \"cpu_after\"?}]}\n"
-      "A job's bound is cpu_before + Lemma 2 + cpu_after (the CPU segments on the task's own CPU);\n"
+      "       \"cpu_after\"?, \"copy_wait\"?}]}\n"
+      "A job's bound is cpu_before + copy_wait + Lemma 2 + cpu_after (the CPU segments on the task's\n"
+      "own CPU; copy_wait: the most its copies wait for other tasks' copies);\n"
       "without a deadline the period is one, and a bound above the period is not claimed.\n"
       "Example:\n  gpurt analyze smlp examples/smlp/cufft-rtx3060ti.json --json");
   auto args = std::make_shared<SmlpArgs>();

@@ -85,10 +85,12 @@ TEST_F(ConvertCli, RtgpuToSmlpUsesLemma51) {
   const Outcome r = cli("convert " + kExamples + "rtgpu/two-tasks.json --to smlp");
   ASSERT_EQ(r.code, 0) << r.err;
   const gpurt::Json j = gpurt::Json::parse(r.out);
-  // GW = 4 ms on 2k virtual SMs: L(A,1) = 2 ms, L(A,2) = 1 ms; CPU 1 + copy 1 on each side.
+  // GW = 4 ms on 2k virtual SMs: L(A,1) = 2 ms, L(A,2) = 1 ms; CPU 1 + copy 1 on each side. Each
+  // copy may wait for B's copy of 3 ms on its engine (gtx1080ti: one engine a direction): 6 ms.
   EXPECT_EQ(
       j["tasks"][0].dump(),
-      R"({"name":"A","wcet_by_units":[2.0,1.0],"deadline":20.0,"period":20.0,"cpu_before":2.0,"cpu_after":2.0})");
+      R"({"name":"A","wcet_by_units":[2.0,1.0],"deadline":20.0,"period":20.0,"cpu_before":2.0,"cpu_after":2.0,)"
+      R"("copy_wait":6.0})");
 }
 
 TEST_F(ConvertCli, ModelThatDoesNotApplyExitsTwoWithItsReason) {

@@ -397,6 +397,39 @@ TEST(Report, DeclaredInterferenceLeavesNoSideBySideBound) {
   EXPECT_EQ(declared_interference(plain), "");
 }
 
+// Copies wait on the copy engines for other tasks' copies: three simultaneous 1000 us host-to-
+// device copies got bounds of about 1075 us (copies counted as uncontended CPU time), though one
+// engine copies them one after another. Each copy now waits at most for the longest copy of
+// every other task on its engine: 2 x 1000 us here, added to every bound; a device-to-host copy
+// on a GPU with two engines waits for none of them, and with one engine for all.
+TEST(Report, CopiesWaitForOtherTasksCopiesInEveryBound) {
+  const auto system = [](const std::string& platform, const std::string& c_copy) {
+    return parse_system(
+        Json::parse(R"({"format": "gpurt/system@1", "time_unit": "us", "platform": ")" + platform +
+                    R"(", "rho": 1.1, "tasks": [
+      {"name": "a", "period": 10000, "segments": [{"cpu": 10}, {"h2d": 1000}, {"kernel": {"wcet_by_units": [50]}}, {"cpu": 10}]},
+      {"name": "b", "period": 10000, "segments": [{"cpu": 10}, {"h2d": 1000}, {"kernel": {"wcet_by_units": [50]}}, {"cpu": 10}]},
+      {"name": "c", "period": 10000, "segments": [{"cpu": 10}, {")" +
+                    c_copy + R"(": 1000}, {"kernel": {"wcet_by_units": [50]}}, {"cpu": 10}]}]})"),
+        "copies.json");
+  };
+  const System same = system("rtx3060ti", "h2d");
+  EXPECT_EQ(copy_waits(same), std::vector<Nanos>(3, Nanos{2'000'000}));
+  const Report r = make_report(same);
+  // smlp: 1020 us of CPU and copy + 2000 us copy wait + Lemma 2's 55.264 us.
+  ASSERT_TRUE(analysis(r, "smlp").tasks[0].bound);
+  EXPECT_EQ(*analysis(r, "smlp").tasks[0].bound, Nanos{3'075'264});
+  EXPECT_EQ(*analysis(r, "kx").tasks[0].bound, Nanos{3'120'000});
+  EXPECT_EQ(*analysis(r, "federated").tasks[0].bound, Nanos{3'070'000});
+  EXPECT_TRUE(r.violations.empty());  // the simulated responses stay below every bound
+  // c copies the other way: on two engines it meets neither a's nor b's copy.
+  EXPECT_EQ(copy_waits(system("rtx3060ti", "d2h")),
+            (std::vector<Nanos>{Nanos{1'000'000}, Nanos{1'000'000}, Nanos{0}}));
+  EXPECT_EQ(copy_waits(system("jetson-tx2", "d2h")), std::vector<Nanos>(3, Nanos{2'000'000}));
+  // The derived SMLP file keeps it, so that `gpurt analyze smlp` of the conversion gives the same.
+  EXPECT_EQ(to_smlp(same).model->timing[0].copy_wait, Nanos{2'000'000});
+}
+
 // Theorem 1 shows that SOME system at or above m - b_max + 1 has unbounded responses: at the limit
 // the report gives no verdict (it said "NOT schedulable" of a task that meets every deadline),
 // and only U_sum > m is one.

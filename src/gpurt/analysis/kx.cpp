@@ -42,7 +42,9 @@ KxResult analyse_kx(const SmlpSystem& system, const KxOptions& options) {
     Nanos kernel{0};
     for (int units : r.slot_units) kernel = std::max(kernel, wcet_with(t, units));
     hold[i] = options.job_level_lock
-                  ? checked_add(checked_add(timing.cpu_before, kernel, t.name), timing.cpu_after, t.name)
+                  ? checked_add(
+                        checked_add(checked_add(timing.cpu_before, timing.copy_wait, t.name), kernel, t.name),
+                        timing.cpu_after, t.name)
                   : kernel;
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -57,8 +59,9 @@ KxResult analyse_kx(const SmlpSystem& system, const KxOptions& options) {
     tr.blocking = Nanos{ceil_div(others.count(), options.k)};  // rounded up: a bound
     tr.response_bound = checked_add(tr.blocking, tr.hold, t.name);
     if (!options.job_level_lock) {
-      tr.response_bound =
-          checked_add(checked_add(timing.cpu_before, tr.response_bound, t.name), timing.cpu_after, t.name);
+      tr.response_bound = checked_add(
+          checked_add(checked_add(timing.cpu_before, timing.copy_wait, t.name), tr.response_bound, t.name),
+          timing.cpu_after, t.name);
     }
     tr.deadline = t.deadline;
     tr.schedulable = !t.deadline || tr.response_bound <= *t.deadline;

@@ -129,16 +129,20 @@ SmlpResult analyse_smlp(const SmlpSystem& system, const SmlpOptions& options) {
     r.response_bound =
         checked(static_cast<Wide>(r.l_max.count()) + r.blocking_bound.count(), "response bound of " + r.name);
     const SmlpTaskTiming timing = i < system.timing.size() ? system.timing[i] : SmlpTaskTiming{};
-    r.job_bound = checked(
-        static_cast<Wide>(timing.cpu_before.count()) + r.response_bound.count() + timing.cpu_after.count(),
-        "job bound of " + r.name);
+    r.job_bound = checked(static_cast<Wide>(timing.cpu_before.count()) + timing.copy_wait.count() +
+                              r.response_bound.count() + timing.cpu_after.count(),
+                          "job bound of " + r.name);
     r.period = timing.period;
     if (!r.deadline) r.deadline = timing.period;
-    const bool with_cpu = timing.cpu_before.count() > 0 || timing.cpu_after.count() > 0;
+    const bool with_cpu =
+        timing.cpu_before.count() > 0 || timing.cpu_after.count() > 0 || timing.copy_wait.count() > 0;
+    const std::string copy_wait = timing.copy_wait.count() > 0
+                                      ? " + copy wait " + describe_time(timing.copy_wait, system.time_unit)
+                                      : "";
     const std::string what =
-        with_cpu ? fmt::format("job bound {} (cpu_before {} + L_max {} + blocking {} + cpu_after {})",
+        with_cpu ? fmt::format("job bound {} (cpu_before {}{} + L_max {} + blocking {} + cpu_after {})",
                                describe_time(r.job_bound, system.time_unit),
-                               describe_time(timing.cpu_before, system.time_unit),
+                               describe_time(timing.cpu_before, system.time_unit), copy_wait,
                                describe_time(r.l_max, system.time_unit),
                                describe_time(r.blocking_bound, system.time_unit),
                                describe_time(timing.cpu_after, system.time_unit))

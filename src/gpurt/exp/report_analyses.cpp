@@ -109,11 +109,13 @@ void smlp_analyses(Report& r, const Models& m, const ReportOptions& o) {
     a.schedulable = true;
     const SmlpResult res = analyse_smlp(s);
     a.detail = fmt::format(
-        "H = {} units; bound = cpu_before + L_max + ceil(sum of other A_max / H) + cpu_after", res.units);
+        "H = {} units; bound = cpu_before + copy wait + L_max + ceil(sum of other A_max / H) + cpu_after",
+        res.units);
     for (std::size_t i = 0; i < s.tasks.size(); ++i) {
       const SmlpTaskTiming t = i < s.timing.size() ? s.timing[i] : SmlpTaskTiming{};
       std::optional<Nanos> e2e = add(t.cpu_before, res.tasks[i].response_bound);
       if (e2e) e2e = add(*e2e, t.cpu_after);
+      if (e2e) e2e = add(*e2e, t.copy_wait);
       std::string sizes;
       for (int units : res.tasks[i].allowed_units)
         sizes += (sizes.empty() ? "" : ",") + std::to_string(units);
@@ -130,7 +132,7 @@ void smlp_analyses(Report& r, const Models& m, const ReportOptions& o) {
     const SystemSimResult res = simulate_system(s, so);
     ReportAnalysis a;
     a.name = a.policy = "federated";
-    a.source = "dedicated units: cpu_before + L(i, n_i) + cpu_after";
+    a.source = "dedicated units: cpu_before + copy wait + L(i, n_i) + cpu_after";
     a.applicable = true;
     a.schedulable = true;
     int used = 0;

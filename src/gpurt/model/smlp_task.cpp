@@ -12,6 +12,10 @@
 
 namespace gpurt {
 
+Nanos host_bound(const SmlpTaskTiming& timing) {
+  return saturating_add(saturating_add(timing.cpu_before, timing.copy_wait), timing.cpu_after);
+}
+
 namespace {
 
 constexpr std::string_view kFormat = "gpurt/smlp@1";
@@ -24,8 +28,8 @@ double read_rho(const JsonNode& node) {
 }
 
 SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTiming& timing) {
-  node.expect_object(
-      {"name", "wcet_by_units", "rho", "allowed_units", "deadline", "period", "cpu_before", "cpu_after"});
+  node.expect_object({"name", "wcet_by_units", "rho", "allowed_units", "deadline", "period", "cpu_before",
+                      "cpu_after", "copy_wait"});
   SmlpTask task;
   const JsonNode name = node.at("name");
   task.name = name.as_name();
@@ -75,6 +79,8 @@ SmlpTask read_task(const JsonNode& node, TimeUnit unit, int units, SmlpTaskTimin
     timing.cpu_before = capped_task_time(*c, c->as_nonnegative_time(unit, Rounding::up));
   if (auto c = node.find("cpu_after"))
     timing.cpu_after = capped_task_time(*c, c->as_nonnegative_time(unit, Rounding::up));
+  if (auto c = node.find("copy_wait"))
+    timing.copy_wait = capped_task_time(*c, c->as_nonnegative_time(unit, Rounding::up));
   return task;
 }
 
@@ -121,6 +127,7 @@ Json to_json(const SmlpSystem& system) {
     if (timing.period) t["period"] = from_nanos(*timing.period, system.time_unit);
     if (timing.cpu_before.count() > 0) t["cpu_before"] = from_nanos(timing.cpu_before, system.time_unit);
     if (timing.cpu_after.count() > 0) t["cpu_after"] = from_nanos(timing.cpu_after, system.time_unit);
+    if (timing.copy_wait.count() > 0) t["copy_wait"] = from_nanos(timing.copy_wait, system.time_unit);
     tasks.push_back(std::move(t));
   }
   Json platform = find_platform_preset(system.platform.id) != nullptr &&

@@ -34,7 +34,15 @@ struct SmlpTaskTiming {
   std::optional<Nanos> period;
   Nanos cpu_before{0};
   Nanos cpu_after{0};
+  /// The most a job's copies wait for other tasks' copies on the copy engines (file key
+  /// "copy_wait"; a system file's copies derive it, model/system_derive.cpp). Every end-to-end
+  /// bound adds it; nothing executes it.
+  Nanos copy_wait{0};
 };
+
+/// What every end-to-end bound adds to a job's kernel: its CPU and copy time and the most its
+/// copies wait (cpu_before + copy_wait + cpu_after, saturating).
+Nanos host_bound(const SmlpTaskTiming& timing);
 
 /// A file of kind "gpurt/smlp@1".
 struct SmlpSystem {

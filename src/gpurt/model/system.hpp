@@ -113,6 +113,12 @@ struct Derived {
 /// SMLP (FFT/SMLP seed): one kernel per job; L(i,k) from wcet_by_units, else from work
 /// (RTGPU Lemma 5.1 with k units' SMs), else from wcet and the block shape (waves).
 Derived<SmlpSystem> to_smlp(const System& system);
+
+/// Per task, the most its copies wait for other tasks' copies in one job: for each of its
+/// copies, the longest copy of every other task on the same copy engine (one engine for both
+/// directions when the platform has one, else one per direction). to_smlp puts it in each
+/// task's copy_wait, which the SMLP, k-exclusion and federated bounds add.
+std::vector<Nanos> copy_waits(const System& system);
 /// RTGPU (RTGPU seed eq. 4): CPU, copy, GPU, copy, CPU, ...; every kernel needs `work`.
 Derived<RtgpuSystem> to_rtgpu(const System& system);
 /// PBS (PBS seed §2.2): single-kernel tasks without CPU or copy work, D <= T, with a shape.

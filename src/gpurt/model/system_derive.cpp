@@ -2,6 +2,7 @@
 // (docs/report.md "System format" states every rule below). Each derived model is checked by
 // the model's own reader (through its file form), so it holds every invariant a file would.
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -160,11 +161,44 @@ std::string declared_interference(const System& system) {
   return "";
 }
 
+namespace {
+// The copy engine a copy uses: one for both directions on a GPU with one engine, else one per
+// direction (CUDA's host-to-device and device-to-host engines).
+std::size_t copy_engine_of(const System& s, SegmentKind kind) {
+  return s.platform.copy_engines >= 2 && kind == SegmentKind::d2h ? 1 : 0;
+}
+}  // namespace
+
+std::vector<Nanos> copy_waits(const System& s) {
+  // The longest copy each task puts on each engine.
+  std::vector<std::array<Nanos, 2>> longest(s.tasks.size(), {Nanos{0}, Nanos{0}});
+  for (std::size_t i = 0; i < s.tasks.size(); ++i)
+    for (const SystemSegment& seg : s.tasks[i].segments)
+      if (seg.kind == SegmentKind::h2d || seg.kind == SegmentKind::d2h) {
+        Nanos& l = longest[i][copy_engine_of(s, seg.kind)];
+        l = std::max(l, seg.time.hi);
+      }
+  // A copy waits, on its engine, at most for one copy of each other task: a task's jobs run one
+  // after another and its copies in order, so each other task has at most one copy queued or
+  // being copied ahead of it, whatever order the engine serves them in (it never idles while one
+  // waits).
+  std::vector<Nanos> waits(s.tasks.size(), Nanos{0});
+  for (std::size_t i = 0; i < s.tasks.size(); ++i)
+    for (const SystemSegment& seg : s.tasks[i].segments) {
+      if (seg.kind != SegmentKind::h2d && seg.kind != SegmentKind::d2h) continue;
+      if (seg.time.hi == Nanos{0}) continue;  // no copy, no request
+      for (std::size_t j = 0; j < s.tasks.size(); ++j)
+        if (j != i) waits[i] = saturating_add(waits[i], longest[j][copy_engine_of(s, seg.kind)]);
+    }
+  return waits;
+}
+
 Derived<SmlpSystem> to_smlp(const System& s) {
   SmlpSystem m;
   m.platform = s.platform;
   m.time_unit = s.time_unit;
   m.rho = s.rho;
+  const std::vector<Nanos> waits = copy_waits(s);
   // SMLP's priority policy ranks tasks by list order: with priorities, highest first.
   std::vector<std::size_t> order(s.tasks.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -201,6 +235,8 @@ Derived<SmlpSystem> to_smlp(const System& s) {
         return no<SmlpSystem>(fmt::format("task \"{}\": CPU and copy time exceeds 2^62 ns", t.name));
       sum = *total;
     }
+    if (timing.copy_wait = waits[i]; timing.copy_wait >= kUnboundedTime)
+      return no<SmlpSystem>(fmt::format("task \"{}\": its copies' wait exceeds 2^62 ns", t.name));
     m.tasks.push_back(std::move(task));
     m.timing.push_back(timing);
   }

@@ -160,7 +160,7 @@ class Arbiter final : public sim::SimDriver {
       s.mean_response = t.jobs > 0 ? Nanos{static_cast<std::int64_t>(t.total / t.jobs)} : Nanos{0};
       s.worst_gpu_response = t.worst_gpu;
       s.smlp_gpu_bound = _gpu_bounds[i];
-      s.smlp_bound = t.timing.cpu_before + _gpu_bounds[i] + t.timing.cpu_after;
+      s.smlp_bound = saturating_add(host_bound(t.timing), _gpu_bounds[i]);
       s.deadline = t.task->deadline.value_or(t.period);  // implicit deadline D = T, as in analyse_smlp
       s.deadline_misses = t.misses;
       s.job_times = t.job_times;
@@ -168,7 +168,7 @@ class Arbiter final : public sim::SimDriver {
         s.policy_bound = _o.job_level_lock ? _job_lock_bounds[i] : s.smlp_bound;
       if (_o.policy == Arbitration::federated) {
         s.units = _fed_units[i];
-        s.policy_bound = t.timing.cpu_before + wcet(t, _fed_units[i]) + t.timing.cpu_after;
+        s.policy_bound = saturating_add(host_bound(t.timing), wcet(t, _fed_units[i]));
       }
       if (_o.policy == Arbitration::k_exclusion && _o.kx_partitioned) {
         s.units = static_cast<int>(_slot_units[0].size());
@@ -192,7 +192,7 @@ class Arbiter final : public sim::SimDriver {
     SmlpSystem held = _sys;
     held.timing.clear();
     for (std::size_t i = 0; i < held.tasks.size(); ++i) {
-      const Nanos cpu = saturating_add(_tasks[i].timing.cpu_before, _tasks[i].timing.cpu_after);
+      const Nanos cpu = host_bound(_tasks[i].timing);  // its copies' waits hold the lock too
       for (Nanos& l : held.tasks[i].wcet_by_units) l = saturating_add(l, cpu);
       held.tasks[i].allowed_units = kernel_level.tasks[i].allowed_units;
     }
@@ -361,8 +361,7 @@ class Arbiter final : public sim::SimDriver {
     for (const TaskState& t : _tasks) {
       // Sized for min(D, T): a bound above the period is never claimed (jobs of the task could
       // queue on its units), so a deadline past the period must not buy fewer units.
-      const Nanos limit =
-          std::min(t.task->deadline.value_or(t.period), t.period) - t.timing.cpu_before - t.timing.cpu_after;
+      const Nanos limit = std::min(t.task->deadline.value_or(t.period), t.period) - host_bound(t.timing);
       int n = t.allowed.back();
       for (int k : t.allowed) {
         if (wcet(t, k) <= limit) {
