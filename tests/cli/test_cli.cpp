@@ -623,12 +623,13 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
                             " generate rtgpu --utilization 1 --seed 3 >" + path("o") + " 2>" + path("e");
     EXPECT_EQ(WEXITSTATUS(std::system(gen.c_str())), code) << limit << ": " << read("e");
     EXPECT_EQ(read("o"), code == 0 ? g.out : "") << limit;
-    if (code == 2)
+    if (code == 2) {
       EXPECT_NE(read("e").find(fmt::format("--tasks = 5: with --subtasks 5 the set is {} bytes, above the {} "
                                            "bytes gpurt reads (GPURT_MAX_INPUT_BYTES raises the limit)",
                                            g.out.size(), limit)),
                 std::string::npos)
           << read("e");
+    }
   }
   for (const char* args : {"platforms", "--help", "analyze smlp --help", "--version"}) {
     const std::string full = std::string(GPURT_CLI) + " " + args + " >/dev/full 2>" + path("e");
