@@ -107,5 +107,84 @@ TEST(SegmentWorkload, HandExample) {
   EXPECT_EQ(max_segment_workload(t, Nanos{22}), Nanos{6});  // h = 0: 2+1+2+1 = 6
 }
 
+// segment_workload_piece against the literal Lemma 2.1: the value at t, and the function stays
+// exactly value + slope·(x − t) for every x up to next_break (the jump's premise).
+TEST(SegmentWorkload, PiecesAreLinearUpToTheirBreak) {
+  Rng rng(77);
+  int sloped = 0, finite = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    SuspendingTask t;
+    const auto n = static_cast<std::size_t>(rng.uniform_int(1, 4));
+    for (std::size_t j = 0; j < n; ++j) t.exec.push_back(Nanos{rng.uniform_int(j == 0 ? 1 : 0, 9)});
+    for (std::size_t j = 0; j + 1 < n; ++j)
+      t.gap.push_back(Nanos{rng.uniform_int(0, 3) == 0 ? 0 : rng.uniform_int(1, 9)});
+    t.first_job_gap = Nanos{rng.uniform_int(0, 2) == 0 ? 0 : rng.uniform_int(1, 20)};
+    t.later_job_gap = Nanos{rng.uniform_int(0, 2) == 0 ? 0 : rng.uniform_int(1, 20)};
+    const Nanos x0{rng.uniform_int(0, 200)};
+    const auto h = static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(n) - 1));
+    const WorkloadPiece p = segment_workload_piece(t, h, x0);
+    ASSERT_EQ(p.value, segment_workload(t, h, x0)) << "trial " << trial;
+    ASSERT_GT(p.next_break, x0) << "trial " << trial;
+    sloped += p.slope > 0 ? 1 : 0;
+    const Nanos last = std::min(p.next_break, x0 + Nanos{400});
+    finite += p.next_break < kUnboundedTime ? 1 : 0;
+    for (Nanos x = x0; x <= last; x += Nanos{1}) {
+      ASSERT_EQ(naive_workload(t, h, x), p.value + p.slope * (x - x0))
+          << "trial " << trial << " x " << x.count();
+    }
+    // A finite break is a real one where a slope of 1 ends (a gap follows the segments).
+    if (p.slope == 1 && p.next_break < kUnboundedTime) {
+      ASSERT_EQ(naive_workload(t, h, p.next_break + Nanos{1}), naive_workload(t, h, p.next_break))
+          << "trial " << trial;
+    }
+  }
+  EXPECT_GT(sloped, 500);  // both kinds of piece were drawn
+  EXPECT_GT(finite, 1000);
+}
+
+// The jumping iteration finds the same least fixed point as the plain one, wherever the plain
+// one finishes: random higher-priority sets of one to three tasks.
+TEST(LeastInterferenceFixedPoint, AgreesWithThePlainIteration) {
+  Rng rng(99);
+  int bounded = 0, unbounded = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<SuspendingTask> higher(static_cast<std::size_t>(rng.uniform_int(0, 3)));
+    for (SuspendingTask& t : higher) {
+      const auto n = static_cast<std::size_t>(rng.uniform_int(1, 3));
+      for (std::size_t j = 0; j < n; ++j) t.exec.push_back(Nanos{rng.uniform_int(0, 12)});
+      for (std::size_t j = 0; j + 1 < n; ++j) t.gap.push_back(Nanos{rng.uniform_int(0, 15)});
+      t.first_job_gap = Nanos{rng.uniform_int(0, 30)};
+      t.later_job_gap = Nanos{rng.uniform_int(0, 40)};
+    }
+    const Nanos base{rng.uniform_int(0, 20)}, limit{rng.uniform_int(0, 600)};
+    const auto plain = least_fixed_point(base, limit, [&](Nanos r) { return total_interference(higher, r); });
+    ASSERT_EQ(least_interference_fixed_point(base, higher, limit), plain) << "trial " << trial;
+    (plain ? bounded : unbounded) += 1;
+  }
+  EXPECT_GT(bounded, 1000);
+  EXPECT_GT(unbounded, 300);
+}
+
+// A long higher-priority segment is stepped over, not walked 1 ns at a time: R = 1 ns + W(R),
+// W a 10 s segment every 110 s. The plain iteration moves 1 ns a step and gave up after 10^7
+// steps ("no bound"); the least fixed point is 10 s + 1 ns. Two such tasks: 20 s + 1 ns. A task
+// that uses its resource without a gap leaves no fixed point: "no bound" at once.
+TEST(LeastInterferenceFixedPoint, ALongHigherPrioritySegmentIsSteppedOver) {
+  const Nanos s10{10'000'000'000};
+  const SuspendingTask long_one{{s10}, {}, Nanos{100'000'000'000}, Nanos{100'000'000'000}};
+  const std::vector<SuspendingTask> one{long_one}, two{long_one, long_one};
+  EXPECT_EQ(
+      least_fixed_point(Nanos{1}, Nanos{20'000'000'000}, [&](Nanos r) { return total_interference(one, r); }),
+      std::nullopt);  // the step cap
+  EXPECT_EQ(least_interference_fixed_point(Nanos{1}, one, Nanos{20'000'000'000}), s10 + Nanos{1});
+  EXPECT_EQ(least_interference_fixed_point(Nanos{1}, two, Nanos{30'000'000'000}), s10 + s10 + Nanos{1});
+  EXPECT_EQ(least_interference_fixed_point(Nanos{1}, two, s10 + s10), std::nullopt);  // past the limit
+  // Segments of 1 ns back to back, jobs back to back: W(t) = t.
+  const SuspendingTask full{{Nanos{1}, Nanos{1}}, {Nanos{0}}, Nanos{0}, Nanos{0}};
+  const std::vector<SuspendingTask> busy{full};
+  EXPECT_EQ(interference_piece(busy, Nanos{5}).next_break, kUnboundedTime);
+  EXPECT_EQ(least_interference_fixed_point(Nanos{1}, busy, Nanos{INT64_MAX / 4}), std::nullopt);
+}
+
 }  // namespace
 }  // namespace gpurt

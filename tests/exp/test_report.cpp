@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpurt/analysis/smlp.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/exp/report.hpp"
 #include "gpurt/exp/report_html.hpp"
@@ -428,6 +429,38 @@ TEST(Report, CopiesWaitForOtherTasksCopiesInEveryBound) {
   EXPECT_EQ(copy_waits(system("jetson-tx2", "d2h")), std::vector<Nanos>(3, Nanos{2'000'000}));
   // The derived SMLP file keeps it, so that `gpurt analyze smlp` of the conversion gives the same.
   EXPECT_EQ(to_smlp(same).model->timing[0].copy_wait, Nanos{2'000'000});
+}
+
+// An smlp@1 file's copy_wait (what `convert --to smlp` writes for a system's copies) survives
+// being read as a system: report, simulate-system and convert read smlp files that way, and
+// dropped it, so `report` of a converted file bounded a job up to the whole wait below what
+// `analyze smlp` gives on the same file. The wait rides on the task ("copy_wait" in system@1),
+// round-trips, and the models that have no place for it do not apply.
+TEST(Report, AnSmlpFilesCopyWaitIsKeptAsASystem) {
+  const System s = parse_any_system(Json::parse(R"({"format": "gpurt/smlp@1", "time_unit": "us",
+      "platform": "rtx3060ti", "rho": 1.1, "tasks": [
+      {"name": "a", "wcet_by_units": [50], "period": 10000, "cpu_before": 1020, "cpu_after": 10, "copy_wait": 2000},
+      {"name": "b", "wcet_by_units": [50], "period": 10000, "cpu_before": 1020, "cpu_after": 10}]})"),
+                                    "waits.smlp.json");
+  EXPECT_EQ(copy_waits(s), (std::vector<Nanos>{Nanos{2'000'000}, Nanos{0}}));
+  const Report r = make_report(s);
+  ASSERT_TRUE(analysis(r, "smlp").tasks[0].bound);
+  // 1020 + 2000 + 10 us + Lemma 2: 50 us + ceil(50 us of b's area / 19 units) = 52.632 us.
+  EXPECT_EQ(*analysis(r, "smlp").tasks[0].bound, Nanos{3'082'632});
+  const SmlpResult direct = analyse_smlp(*to_smlp(s).model);
+  EXPECT_EQ(*analysis(r, "smlp").tasks[0].bound, direct.tasks[0].job_bound);
+  EXPECT_EQ(*analysis(r, "smlp").tasks[0].bound - *analysis(r, "smlp").tasks[1].bound, Nanos{2'000'000});
+  EXPECT_EQ(*analysis(r, "kx").tasks[0].bound - *analysis(r, "kx").tasks[1].bound, Nanos{2'000'000});
+  // The system file writes it and reads it back; the SMLP file derived again is the same.
+  const System again = parse_system(to_json(s), "again.json");
+  EXPECT_EQ(again.tasks[0].copy_wait, Nanos{2'000'000});
+  EXPECT_EQ(to_smlp(again).model->timing[0].copy_wait, Nanos{2'000'000});
+  EXPECT_EQ(to_smlp(again).model->timing[1].copy_wait, Nanos{0});
+  const auto rtgpu = to_rtgpu(s);
+  ASSERT_FALSE(rtgpu.applies());
+  EXPECT_NE(rtgpu.why.find("task \"a\" declares a copy_wait of 2000 us"), std::string::npos) << rtgpu.why;
+  EXPECT_FALSE(to_pbs(s).applies());
+  EXPECT_FALSE(to_fifo(s).applies());
 }
 
 // Theorem 1 shows that SOME system at or above m - b_max + 1 has unbounded responses: at the limit

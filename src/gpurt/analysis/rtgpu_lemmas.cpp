@@ -104,8 +104,7 @@ std::optional<Nanos> copy_response_bound(Nanos copy_hi, std::span<const Suspendi
   // eq. (5) as printed: the blocking term sits outside the workload's argument and the whole
   // segment is exposed to interference (safe, if slightly more pessimistic than the usual
   // non-preemptive form that only exposes the queueing time).
-  return least_fixed_point(saturating_add(copy_hi, lower_blocking), limit,
-                           [&](Nanos r) { return total_interference(higher_bus, r); });
+  return least_interference_fixed_point(saturating_add(copy_hi, lower_blocking), higher_bus, limit);
 }
 
 Nanos copy_blocking(std::span<const RtgpuTask* const> lower) {
@@ -118,7 +117,7 @@ Nanos copy_blocking(std::span<const RtgpuTask* const> lower) {
 
 std::optional<Nanos> cpu_response_bound(Nanos cpu_hi, std::span<const SuspendingTask> higher_cpu,
                                         Nanos limit) {
-  return least_fixed_point(cpu_hi, limit, [&](Nanos r) { return total_interference(higher_cpu, r); });
+  return least_interference_fixed_point(cpu_hi, higher_cpu, limit);
 }
 
 std::optional<Nanos> end_to_end_r1(Nanos suspension_hi, std::span<const std::optional<Nanos>> cpu_response) {
@@ -133,8 +132,7 @@ std::optional<Nanos> end_to_end_r1(Nanos suspension_hi, std::span<const std::opt
 
 std::optional<Nanos> end_to_end_r2(Nanos suspension_hi, Nanos cpu_hi_sum,
                                    std::span<const SuspendingTask> higher_cpu, Nanos limit) {
-  return least_fixed_point(saturating_add(suspension_hi, cpu_hi_sum), limit,
-                           [&](Nanos r) { return total_interference(higher_cpu, r); });
+  return least_interference_fixed_point(saturating_add(suspension_hi, cpu_hi_sum), higher_cpu, limit);
 }
 
 Nanos end_to_end_lower_bound(const RtgpuTask& task, std::span<const TimeBounds> gpu) {

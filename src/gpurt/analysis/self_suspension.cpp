@@ -63,17 +63,18 @@ Nanos min_inter_arrival(const SuspendingTask& task, std::int64_t j) {
   return task.later_job_gap;                  // a later job's last segment
 }
 
-Nanos segment_workload(const SuspendingTask& task, std::size_t h, Nanos t) {
+WorkloadPiece segment_workload_piece(const SuspendingTask& task, std::size_t h, Nanos t) {
   const std::size_t n = task.exec.size();
-  if (n == 0 || t <= Nanos{0}) return Nanos{0};
+  if (n == 0) return {};
   // One later job (segments j ≡ 0..n-1 past the first job) spans exactly this much time.
   Nanos cycle_len = task.later_job_gap, cycle_work{0};
   for (std::size_t q = 0; q < n; ++q) {
     cycle_work = saturating_add(cycle_work, task.exec[q]);
     cycle_len = saturating_add(cycle_len, saturating_add(task.exec[q], q + 1 < n ? task.gap[q] : Nanos{0}));
   }
-  if (cycle_work == Nanos{0}) return Nanos{0};  // no execution at all on this resource
-  Nanos used{0}, work{0};                       // used = Σ_{j=h}^{l} (L^ + S), work = Σ_{j=h}^{l} L^
+  if (cycle_work == Nanos{0}) return {};  // no execution at all on this resource
+  if (t < Nanos{0}) return {Nanos{0}, 0, Nanos{0}};
+  Nanos used{0}, work{0};  // used = Σ_{j=h}^{l} (L^ + S), work = Σ_{j=h}^{l} L^
   auto j = static_cast<std::int64_t>(h);
   const auto sn = static_cast<std::int64_t>(n);
   for (;;) {
@@ -87,11 +88,31 @@ Nanos segment_workload(const SuspendingTask& task, std::size_t h, Nanos t) {
     }
     const Nanos l = task.exec[static_cast<std::size_t>(j % sn)];
     const Nanos step = saturating_add(l, min_inter_arrival(task, j));
-    if (used + step > t) return work + std::min(l, t - used);  // segment l+1, truncated by t
+    if (used + step > t) {  // segment l+1, truncated by t
+      const Nanos into = t - used;
+      if (into >= l) return {work + l, 0, saturating_add(used, step)};  // in the gap after it
+      // Inside the segment: the slope stays 1 through every following segment that starts with
+      // no gap. After 2n of them the rest repeats the later jobs' pattern: all gaps are 0, and
+      // the task runs without end.
+      Nanos end = saturating_add(used, l);
+      for (std::int64_t k = j, steps = 0; min_inter_arrival(task, k) == Nanos{0}; ++k) {
+        if (++steps > 2 * sn || end >= kUnboundedTime) {
+          end = kUnboundedTime;
+          break;
+        }
+        end = saturating_add(end, task.exec[static_cast<std::size_t>((k + 1) % sn)]);
+      }
+      return {work + into, 1, end};
+    }
     used += step;
     work += l;
     ++j;
   }
+}
+
+Nanos segment_workload(const SuspendingTask& task, std::size_t h, Nanos t) {
+  if (t <= Nanos{0}) return Nanos{0};
+  return segment_workload_piece(task, h, t).value;
 }
 
 Nanos max_segment_workload(const SuspendingTask& task, Nanos t) {
@@ -104,6 +125,39 @@ Nanos total_interference(std::span<const SuspendingTask> higher, Nanos t) {
   Nanos sum{0};
   for (const SuspendingTask& task : higher) sum = saturating_add(sum, max_segment_workload(task, t));
   return sum;
+}
+
+WorkloadPiece interference_piece(std::span<const SuspendingTask> higher, Nanos t) {
+  WorkloadPiece sum;
+  for (const SuspendingTask& task : higher) {
+    WorkloadPiece best;
+    for (std::size_t h = 0; h < task.exec.size(); ++h) {
+      const WorkloadPiece p = segment_workload_piece(task, h, t);
+      if (p.value > best.value || (p.value == best.value && p.slope > best.slope)) {
+        best.value = p.value;
+        best.slope = p.slope;
+      }
+      sum.next_break = std::min(sum.next_break, p.next_break);
+    }
+    sum.value = saturating_add(sum.value, best.value);
+    sum.slope += best.slope;
+  }
+  return sum;
+}
+
+std::optional<Nanos> least_interference_fixed_point(Nanos base, std::span<const SuspendingTask> higher,
+                                                    Nanos limit) {
+  Nanos r = base;
+  for (std::int64_t step = 0; r <= limit && step < kMaxFixedPointSteps; ++step) {
+    if (step % 64 == 63) AnalysisBudget::check();
+    const WorkloadPiece p = interference_piece(higher, r);
+    const Nanos next = saturating_add(base, p.value);
+    if (next >= kUnboundedTime) return std::nullopt;  // beyond any deadline a file can give
+    if (next == r) return r;
+    // next > r here: base + I(r) − r > 0 and, with a slope of 1 or more, stays so up to the break.
+    r = p.slope >= 1 && p.next_break > next ? p.next_break : next;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gpurt

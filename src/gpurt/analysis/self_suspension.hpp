@@ -50,6 +50,34 @@ Nanos max_segment_workload(const SuspendingTask& task, Nanos t);
 /// Total interference max_h W_i^h(t), summed over `higher` (Lemma 2.2's sum).
 Nanos total_interference(std::span<const SuspendingTask> higher, Nanos t);
 
+/// A workload function near a window length t: its value at t, its slope just right of t (each
+/// W_i^h rises by 1 ns per ns inside a segment and stays flat in a gap), and `next_break` > t,
+/// up to which every W_i^h involved stays linear (kUnboundedTime: never changes again).
+struct WorkloadPiece {
+  Nanos value{0};
+  std::int64_t slope{0};
+  Nanos next_break{kUnboundedTime};
+};
+
+/// segment_workload with its slope and next breakpoint: inside a segment the slope is 1 until
+/// the segment ends (segments that follow with no gap, and so no change of slope, included);
+/// in a gap it is 0 until the next segment starts.
+WorkloadPiece segment_workload_piece(const SuspendingTask& task, std::size_t h, Nanos t);
+
+/// total_interference with the slope of its sum just right of t (each task's max over h takes
+/// the steepest of the h that attain it) and the first breakpoint of any W_i^h.
+WorkloadPiece interference_piece(std::span<const SuspendingTask> higher, Nanos t);
+
+/// Least fixed point of R = base + total_interference(higher, R), as least_fixed_point finds it
+/// but stepping over every stretch where the interference rises at least as fast as R: there
+/// base + I(x) − x never falls (each task's max of linear pieces is convex up to the next
+/// breakpoint), so no fixed point lies before the breakpoint and the iterate jumps to it. A
+/// higher-priority segment of 10 s no longer costs 10^10 steps of 1 ns (it ran into
+/// kMaxFixedPointSteps and answered "no bound"); the steps left are bounded by the breakpoints
+/// passed. nullopt as least_fixed_point.
+std::optional<Nanos> least_interference_fixed_point(Nanos base, std::span<const SuspendingTask> higher,
+                                                    Nanos limit);
+
 /// Iterations least_fixed_point takes at most: each moves R up by at least 1 ns, so only a
 /// higher-priority load that (nearly) fills its resource comes near it (about half a second).
 inline constexpr std::int64_t kMaxFixedPointSteps = 10'000'000;

@@ -140,7 +140,7 @@ SystemSegment read_segment(const JsonNode& node, TimeUnit unit, const Platform& 
 }
 
 SystemTask read_task(const JsonNode& node, TimeUnit unit, const Platform& platform) {
-  node.expect_object({"name", "period", "deadline", "priority", "segments"});
+  node.expect_object({"name", "period", "deadline", "priority", "segments", "copy_wait"});
   SystemTask t;
   const JsonNode name = node.at("name");
   t.name = name.as_name();
@@ -148,6 +148,8 @@ SystemTask read_task(const JsonNode& node, TimeUnit unit, const Platform& platfo
   if (auto v = node.find("period")) t.period = capped(*v, v->as_positive_time(unit, Rounding::down));
   if (auto v = node.find("deadline")) t.deadline = capped(*v, v->as_positive_time(unit, Rounding::down));
   if (auto v = node.find("priority")) t.priority = static_cast<int>(v->as_int_in(1, 1'000'000'000));
+  // A wait is a worst case: it rounds up.
+  if (auto v = node.find("copy_wait")) t.copy_wait = capped(*v, v->as_nonnegative_time(unit, Rounding::up));
   const JsonNode segments = node.at("segments");
   const auto entries = segments.items();
   if (entries.empty()) segments.fail("must hold at least one segment");
@@ -277,6 +279,7 @@ Json to_json(const System& s) {
     if (t.period) j["period"] = from_nanos(*t.period, u);
     if (t.deadline) j["deadline"] = from_nanos(*t.deadline, u);
     if (t.priority) j["priority"] = *t.priority;
+    if (t.copy_wait > Nanos{0}) j["copy_wait"] = from_nanos(t.copy_wait, u);
     Json segments = Json::array();
     for (const SystemSegment& seg : t.segments) {
       const std::string key(to_string(seg.kind));

@@ -63,6 +63,9 @@ struct SystemTask {
   std::optional<Nanos> deadline;
   std::optional<int> priority;          ///< fixed priority, 1 highest, unique; all tasks or none
   std::vector<SystemSegment> segments;  ///< at least one
+  /// "copy_wait": the most the task's copies wait for copies this file does not hold (what an
+  /// smlp@1 task's copy_wait carries); copy_waits() adds it to the wait the file's copies give.
+  Nanos copy_wait{0};
 
   /// The number of kernel segments.
   int kernels() const;

@@ -169,6 +169,20 @@ std::size_t copy_engine_of(const System& s, SegmentKind kind) {
 }
 }  // namespace
 
+namespace {
+// A declared copy wait (a task's "copy_wait") is a number only the SMLP-family bounds add; a
+// model that analyses the copies itself, or none, would drop it and promise too much.
+std::optional<std::string> declared_copy_wait(const System& s, std::string_view model) {
+  for (const SystemTask& t : s.tasks)
+    if (t.copy_wait > Nanos{0})
+      return fmt::format(
+          "task \"{}\" declares a copy_wait of {} for copies the file does not hold, which {} "
+          "has no place for",
+          t.name, in_unit(t.copy_wait, s.time_unit), model);
+  return std::nullopt;
+}
+}  // namespace
+
 std::vector<Nanos> copy_waits(const System& s) {
   // The longest copy each task puts on each engine.
   std::vector<std::array<Nanos, 2>> longest(s.tasks.size(), {Nanos{0}, Nanos{0}});
@@ -183,13 +197,15 @@ std::vector<Nanos> copy_waits(const System& s) {
   // being copied ahead of it, whatever order the engine serves them in (it never idles while one
   // waits).
   std::vector<Nanos> waits(s.tasks.size(), Nanos{0});
-  for (std::size_t i = 0; i < s.tasks.size(); ++i)
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    waits[i] = s.tasks[i].copy_wait;  // declared: copies the file does not hold
     for (const SystemSegment& seg : s.tasks[i].segments) {
       if (seg.kind != SegmentKind::h2d && seg.kind != SegmentKind::d2h) continue;
       if (seg.time.hi == Nanos{0}) continue;  // no copy, no request
       for (std::size_t j = 0; j < s.tasks.size(); ++j)
         if (j != i) waits[i] = saturating_add(waits[i], longest[j][copy_engine_of(s, seg.kind)]);
     }
+  }
   return waits;
 }
 
@@ -254,6 +270,7 @@ Derived<RtgpuSystem> to_rtgpu(const System& s) {
         fmt::format("RTGPU runs {} persistent blocks per SM (virtual_sms_per_sm) and {} holds {}",
                     s.virtual_sms_per_sm, s.platform.id, s.platform.max_blocks));
   }
+  if (auto why = declared_copy_wait(s, "RTGPU")) return no<RtgpuSystem>(*why);
   for (const SystemTask& t : s.tasks) {
     if (!t.period) return no<RtgpuSystem>(fmt::format("RTGPU needs a period; task \"{}\" has none", t.name));
     RtgpuTask task;
@@ -333,6 +350,7 @@ Derived<PbsSystem> to_pbs(const System& s) {
   PbsSystem m;
   m.platform = s.platform;
   m.time_unit = s.time_unit;
+  if (auto why = declared_copy_wait(s, "PBS")) return no<PbsSystem>(*why);
   for (const SystemTask& t : s.tasks) {
     if (auto why = single_kernel(t, "PBS", s.time_unit)) return no<PbsSystem>(*why);
     if (!t.period) return no<PbsSystem>(fmt::format("PBS needs a period; task \"{}\" has none", t.name));
@@ -356,6 +374,7 @@ Derived<FifoSystem> to_fifo(const System& s) {
   m.gpu_threads = s.gpu_threads.value_or(std::int64_t{s.platform.sms} * s.platform.max_threads);
   m.max_block = static_cast<int>(
       std::min<std::int64_t>(s.max_block.value_or(s.platform.max_threads_per_block), m.gpu_threads));
+  if (auto why = declared_copy_wait(s, "the FIFO model")) return no<FifoSystem>(*why);
   for (const SystemTask& t : s.tasks) {
     if (auto why = single_kernel(t, "the FIFO model", s.time_unit)) return no<FifoSystem>(*why);
     if (!t.period)

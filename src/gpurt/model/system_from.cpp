@@ -43,7 +43,7 @@ System from_smlp(const SmlpSystem& smlp) {
   for (std::size_t i = 0; i < smlp.tasks.size(); ++i) {
     const SmlpTask& task = smlp.tasks[i];
     const SmlpTaskTiming timing = i < smlp.timing.size() ? smlp.timing[i] : SmlpTaskTiming{};
-    SystemTask t{task.name, timing.period, task.deadline, std::nullopt, {}};
+    SystemTask t{task.name, timing.period, task.deadline, std::nullopt, {}, timing.copy_wait};
     if (timing.cpu_before > Nanos{0})
       t.segments.push_back(timed(SegmentKind::cpu, {timing.cpu_before, timing.cpu_before}));
     SystemKernel k;
@@ -70,7 +70,8 @@ System from_rtgpu(const RtgpuSystem& rtgpu) {
                  task.period,
                  task.deadline,
                  task.priority > 0 ? std::optional<int>(task.priority) : std::nullopt,
-                 {}};
+                 {},
+                 Nanos{0}};
     t.segments.push_back(timed(SegmentKind::cpu, task.cpu.at(0)));
     for (std::size_t j = 0; j < task.gpu.size(); ++j) {
       t.segments.push_back(timed(SegmentKind::h2d, task.copy.at(2 * j)));
@@ -93,7 +94,7 @@ System from_pbs(const PbsSystem& pbs) {
   s.platform = pbs.platform;
   s.time_unit = pbs.time_unit;
   for (const PbsTask& task : pbs.tasks) {
-    SystemTask t{task.name, task.period, task.deadline, std::nullopt, {}};
+    SystemTask t{task.name, task.period, task.deadline, std::nullopt, {}, Nanos{0}};
     SystemKernel k;
     k.blocks = task.blocks;
     k.threads = task.threads;
@@ -128,7 +129,7 @@ System from_fifo(const FifoSystem& fifo) {
   s.gpu_threads = fifo.gpu_threads;
   s.max_block = fifo.max_block;
   for (const FifoTask& task : fifo.tasks) {
-    SystemTask t{task.name, task.period, std::nullopt, std::nullopt, {}};
+    SystemTask t{task.name, task.period, std::nullopt, std::nullopt, {}, Nanos{0}};
     SystemKernel k;
     k.blocks = task.grid;
     k.threads = task.block;
