@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "gpurt/core/error.hpp"
 #include "gpurt/core/io.hpp"
+#include "gpurt/core/json.hpp"
 #include "gpurt/gen/rtgpu_table1.hpp"
 
 namespace gpurt::cli {
@@ -51,6 +52,13 @@ void add_generate_rtgpu(CLI::App& generate) {
                        fmt::format("with --subtasks {} the set is {} bytes, above the {} bytes gpurt reads "
                                    "(GPURT_MAX_INPUT_BYTES raises the limit); nothing was written",
                                    options.subtasks, text.size(), max_input_bytes()));
+    if (const std::uint64_t tree = json_tree_bytes(text);
+        tree > static_cast<std::uint64_t>(max_json_tree_bytes()))
+      throw InputError(
+          "command line", "--tasks", std::to_string(options.tasks),
+          fmt::format("with --subtasks {} the set takes about {} bytes as a JSON tree, above the {} "
+                      "gpurt reads (GPURT_MAX_JSON_TREE_BYTES raises the limit); nothing was written",
+                      options.subtasks, tree, max_json_tree_bytes()));
     fmt::print("{}", text);
   });
 }

@@ -614,6 +614,26 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
                               " 2>" + path("e");
     EXPECT_EQ(WEXITSTATUS(std::system(exact.c_str())), code) << limit << ": " << read("e");
   }
+  // The tree a text makes is bounded too (2 GiB; GPURT_MAX_JSON_TREE_BYTES): 904 bytes of
+  // "[[],[],..." make 302 arrays, 302 x (16 + 64) = 24,160 bytes. At that limit the JSON is read
+  // (and refused as no smlp file); one byte below, refused before its tree is built.
+  std::string empties = "[";
+  for (int i = 0; i < 300; ++i) empties += "[],";
+  write("tree.json", empties + "[]]");
+  for (const int limit : {24160, 24159}) {
+    const std::string tree = "GPURT_MAX_JSON_TREE_BYTES=" + std::to_string(limit) + " " +
+                             std::string(GPURT_CLI) + " analyze smlp " + path("tree.json") + " >" +
+                             path("o") + " 2>" + path("e");
+    EXPECT_EQ(WEXITSTATUS(std::system(tree.c_str())), 2);
+    EXPECT_EQ(
+        read("e").find(fmt::format("tree.json: would take more than {} bytes of memory as a JSON tree "
+                                   "(short values take many times their text; GPURT_MAX_JSON_TREE_BYTES "
+                                   "raises the limit)",
+                                   limit)) != std::string::npos,
+        limit == 24159)
+        << read("e");
+    EXPECT_EQ(read("o"), "");
+  }
   // A generated set larger than the limit is refused, nothing written: 1000 tasks of 1000
   // segments made a 333 MB file every command refused to read. At the limit it is written.
   const Outcome g = cli("generate rtgpu --utilization 1 --seed 3");

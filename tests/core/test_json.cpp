@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpurt/core/error.hpp"
+#include "gpurt/core/io.hpp"
 #include "gpurt/core/json.hpp"
 
 using namespace gpurt;
@@ -130,6 +131,17 @@ TEST(Json, EditDistance) {
   EXPECT_EQ(edit_distance("rho", "rho"), 0u);
   EXPECT_EQ(edit_distance("deadlin", "deadline"), 1u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+// parse_json reckons the memory of the tree before building it: 16 bytes a value, 64 an array
+// or object, 96 a key, the characters of a string past 15 (+17). By hand for [0, [], {"a": 1}]:
+// 5 values (80) + 3 containers (192) + 1 key (96) = 368; a 20-character string adds 37.
+TEST(Json, TheTreesMemoryIsReckonedBeforeItIsBuilt) {
+  EXPECT_EQ(json_tree_bytes(R"([0, [], {"a": 1}])"), 368u);
+  EXPECT_EQ(json_tree_bytes(R"(["abcdefghijklmnopqrst"])"), 16u + 64u + 16u + 37u);
+  EXPECT_EQ(json_tree_bytes(R"({"abcdefghijklmnop": null})"), 16u + 64u + 96u + 33u + 16u);
+  EXPECT_EQ(max_json_tree_bytes(), std::int64_t{2} << 30);
+  EXPECT_NE(error_of([] { json_tree_bytes("[0,"); }).find("malformed JSON"), std::string::npos);
 }
 
 // Every reader goes through parse_json: nesting is bounded there, before anything walks the

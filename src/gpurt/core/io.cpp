@@ -25,15 +25,24 @@ namespace gpurt {
 
 namespace fs = std::filesystem;
 
-std::int64_t max_input_bytes() {
-  const char* env = std::getenv("GPURT_MAX_INPUT_BYTES");
-  if (env == nullptr || *env == '\0') return kDefaultMaxInputBytes;
+namespace {
+// A byte limit from the environment variable `name`, else `fallback`.
+std::int64_t byte_limit(const char* name, std::int64_t fallback) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(env, &end, 10);
   if (errno != 0 || end == env || *end != '\0' || v < 1)
-    throw InputError("environment", "GPURT_MAX_INPUT_BYTES", env, "must be a whole number of bytes >= 1");
+    throw InputError("environment", name, env, "must be a whole number of bytes >= 1");
   return v;
+}
+}  // namespace
+
+std::int64_t max_input_bytes() { return byte_limit("GPURT_MAX_INPUT_BYTES", kDefaultMaxInputBytes); }
+
+std::int64_t max_json_tree_bytes() {
+  return byte_limit("GPURT_MAX_JSON_TREE_BYTES", kDefaultMaxJsonTreeBytes);
 }
 
 namespace {

@@ -25,6 +25,13 @@ inline constexpr std::int64_t kDefaultMaxInputBytes = std::int64_t{256} << 20;
 /// checks its size against it, so that it never writes what it would refuse to read.
 std::int64_t max_input_bytes();
 
+/// The most memory a JSON input's parsed tree may take, as parse_json reckons it
+/// (json_tree_bytes) before building it, unless GPURT_MAX_JSON_TREE_BYTES says otherwise: 2 GiB.
+/// Short values take many times their text (a 250 MB file of "[[],[],..." took 5.7 GB); gpurt's
+/// own files take 1-10 times theirs (the compact ones with many keys most).
+inline constexpr std::int64_t kDefaultMaxJsonTreeBytes = std::int64_t{2} << 30;
+std::int64_t max_json_tree_bytes();
+
 /// One spelling of the file `path` names, for comparing paths: absolute, with the links, "."
 /// and ".." of its existing part resolved (two names of one file give one key).
 std::filesystem::path output_key(const std::string& path);

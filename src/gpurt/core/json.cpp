@@ -1,7 +1,9 @@
 #include "gpurt/core/json.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <utility>
 
@@ -82,15 +84,25 @@ std::string strip_nlohmann_prefix(std::string what) {
 // the same while building, but it scans the enclosing array at every object's end (to drop
 // discarded values), which made reading an array of n objects take O(n^2) time: 40,000
 // iterations of a result file took 25 s in `gpurt plot`.
+//
+// It also reckons the memory the tree will take and refuses a text whose tree would pass
+// max_json_tree_bytes() (2 GiB): the tree takes far more than the text where the tokens are
+// short. Per value: its 16-byte slot; an array or object: its heap container; an object's key:
+// its map node; a string past the small-string buffer: its characters.
 class JsonChecker {
  public:
-  JsonChecker(std::string_view text, const std::string& file) : _text(text), _file(file) {}
+  JsonChecker(std::string_view text, const std::string& file, std::uint64_t tree_limit)
+      : _text(text), _file(file), _tree_limit(tree_limit) {}
+  std::uint64_t tree_bytes() const { return _tree_bytes; }
   bool null() { return value(); }
   bool boolean(bool) { return value(); }
   bool number_integer(Json::number_integer_t) { return value(); }
   bool number_unsigned(Json::number_unsigned_t) { return value(); }
   bool number_float(Json::number_float_t, const Json::string_t&) { return value(); }
-  bool string(Json::string_t&) { return value(); }
+  bool string(Json::string_t& s) {
+    if (s.size() > 15) grow(s.size() + 17);
+    return value();
+  }
   bool binary(Json::binary_t&) { return value(); }
   bool start_object(std::size_t) { return open(false); }
   bool start_array(std::size_t) { return open(true); }
@@ -106,6 +118,7 @@ class JsonChecker {
                        fmt::format("duplicate key \"{}\"", key));
     }
     top.key = key;
+    grow(96 + (key.size() > 15 ? key.size() + 17 : 0));
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
@@ -115,7 +128,16 @@ class JsonChecker {
  private:
   bool value() {
     if (!_frames.empty() && _frames.back().array) ++_frames.back().index;
+    grow(16);
     return true;
+  }
+  void grow(std::uint64_t bytes) {
+    _tree_bytes += bytes;
+    if (_tree_bytes > _tree_limit)
+      throw InputError(_file,
+                       fmt::format("would take more than {} bytes of memory as a JSON tree (short values "
+                                   "take many times their text; GPURT_MAX_JSON_TREE_BYTES raises the limit)",
+                                   _tree_limit));
   }
   bool open(bool array) {
     // Deep nesting is refused before it is built: printing or walking such a value recursively
@@ -127,6 +149,7 @@ class JsonChecker {
                                           kMaxJsonDepth, line, column));
     }
     value();
+    grow(64);  // the vector or map on the heap
     _frames.push_back(array ? Frame{true, -1, {}, {}} : Frame{});
     return true;
   }
@@ -137,10 +160,24 @@ class JsonChecker {
   std::string_view _text;
   const std::string& _file;
   std::vector<Frame> _frames;
+  std::uint64_t _tree_bytes = 0;
+  std::uint64_t _tree_limit;
 };
 
+std::uint64_t json_tree_bytes(std::string_view text) {
+  const std::string file = "(text)";
+  JsonChecker checker(text, file, UINT64_MAX);
+  try {
+    Json::sax_parse(text.begin(), text.end(), &checker, nlohmann::detail::input_format_t::json,
+                    /*strict=*/true, /*ignore_comments=*/false);
+  } catch (const Json::exception& e) {
+    throw InputError(file, "malformed JSON: " + strip_nlohmann_prefix(e.what()));
+  }
+  return checker.tree_bytes();
+}
+
 Json parse_json(std::string_view text, const std::string& file) {
-  JsonChecker checker(text, file);
+  JsonChecker checker(text, file, static_cast<std::uint64_t>(max_json_tree_bytes()));
   try {
     Json::sax_parse(text.begin(), text.end(), &checker, nlohmann::detail::input_format_t::json,
                     /*strict=*/true, /*ignore_comments=*/false);
