@@ -46,7 +46,7 @@ docs-check: configure
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the whole suite (CPU code only); Debug, with
 # the library's own code at -O1 (CMakeLists.txt, GPURT_SANITIZE). Eight calibration round trips
-# that run the same fitting code as the four kept (other presets, seeds and hidden values; 7.5 min
+# that run the same fitting code as the three kept (other presets, seeds and hidden values; 7.5 min
 # of CPU there) are left out (docs/testing.md "Sanitizers"); SANITIZE_SKIP= runs them too.
 SANITIZE_SKIP ?= ^(Calibrate[.](RoundTripSeparatesTheLaunchDrawFromTheBlockDraw|RoundTripOnTheH100SeparatesTheSwitchFromCoResidence|RoundTripOfASecondHiddenSetWithAnotherSeed|IdealMeasurementsFitTheIdealModel|RoundTripWithoutSmMasksFitsWhatGpuCheckFits)|CalibrateAmd[.](RoundTripWithoutALockAndWithSlowDispatch|RoundTripFromThePresetMeasuresTheLoneKernelBound)|CalibrateCli[.]TheH200PresetsBandwidthIsWhatItsMeasurementsGive)$$
 sanitize: setup

@@ -194,7 +194,7 @@ void run_simulate_system(const SystemArgs& a) {
   }
   fmt::print(
       "{} under {} on {} ({} model) — simulated end-to-end response times ({}; SMLP bound = "
-      "cpu_before + Lemma 2 + cpu_after)\n\n{}",
+      "cpu_before + copy_wait + Lemma 2 + cpu_after)\n\n{}",
       a.file, to_string(o.policy), system.platform.id, model, to_string(u), t.render());
   if (std::find(policy_over.begin(), policy_over.end(), true) != policy_over.end() ||
       std::find(smlp_over.begin(), smlp_over.end(), true) != smlp_over.end())

@@ -615,12 +615,12 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
     EXPECT_EQ(WEXITSTATUS(std::system(exact.c_str())), code) << limit << ": " << read("e");
   }
   // The tree a text makes is bounded too (2 GiB; GPURT_MAX_JSON_TREE_BYTES): 904 bytes of
-  // "[[],[],..." make 302 arrays, 302 x (16 + 64) = 24,160 bytes. At that limit the JSON is read
+  // "[[],[],..." make 302 arrays, 302 x (32 + 64) = 28,992 bytes. At that limit the JSON is read
   // (and refused as no smlp file); one byte below, refused before its tree is built.
   std::string empties = "[";
   for (int i = 0; i < 300; ++i) empties += "[],";
   write("tree.json", empties + "[]]");
-  for (const int limit : {24160, 24159}) {
+  for (const int limit : {28992, 28991}) {
     const std::string tree = "GPURT_MAX_JSON_TREE_BYTES=" + std::to_string(limit) + " " +
                              std::string(GPURT_CLI) + " analyze smlp " + path("tree.json") + " >" +
                              path("o") + " 2>" + path("e");
@@ -630,7 +630,7 @@ TEST_F(Cli, InputsHaveASizeLimitAndAFailedStdoutIsAFailure) {
                                    "(short values take many times their text; GPURT_MAX_JSON_TREE_BYTES "
                                    "raises the limit)",
                                    limit)) != std::string::npos,
-        limit == 24159)
+        limit == 28991)
         << read("e");
     EXPECT_EQ(read("o"), "");
   }

@@ -88,7 +88,7 @@ WorkloadPiece segment_workload_piece(const SuspendingTask& task, std::size_t h, 
     }
     const Nanos l = task.exec[static_cast<std::size_t>(j % sn)];
     const Nanos step = saturating_add(l, min_inter_arrival(task, j));
-    if (used + step > t) {  // segment l+1, truncated by t
+    if (step > t - used) {  // segment l+1, truncated by t (used <= t: no overflow)
       const Nanos into = t - used;
       if (into >= l) return {work + l, 0, saturating_add(used, step)};  // in the gap after it
       // Inside the segment: the slope stays 1 through every following segment that starts with

@@ -23,16 +23,22 @@ using Json = nlohmann::ordered_json;
 /// levels; the bound keeps every recursive walk of a parsed value off the end of the stack).
 inline constexpr int kMaxJsonDepth = 64;
 
+/// How many keys one object may hold (gpurt's formats use fewer than 30): the ordered JSON type
+/// finds a key by a linear scan as it builds an object, so an object of n keys costs n^2/2
+/// comparisons (100,000 keys, a 0.93 MB file, took 16.9 s; 1,024 take a millisecond).
+inline constexpr std::size_t kMaxJsonObjectKeys = 1024;
+
 /// Parses `text` as JSON; `file` names it in errors. Throws InputError (with line and column)
 /// on malformed JSON, on arrays and objects nested more than kMaxJsonDepth deep, and on a key
 /// that appears twice in one object ("comment" excepted: the examiner's configs repeat it for
 /// multi-line comments, and the last one is kept).
 Json parse_json(std::string_view text, const std::string& file);
 
-/// The memory parse_json reckons the tree of `text` takes: 16 bytes a value, 64 an array or
-/// object, 96 an object key, and the characters of strings past 15 (+17). parse_json refuses a
-/// text past max_json_tree_bytes() (core/io.hpp) before building its tree; a command that writes
-/// a file gpurt reads back checks it too. InputError on malformed JSON.
+/// The memory parse_json reckons the tree of `text` takes: 32 bytes a value, 64 more an array or
+/// object, 96 an object key, 48 a string, and the characters of strings and keys past 15 (+17).
+/// parse_json refuses a text past max_json_tree_bytes() (core/io.hpp) before building its tree;
+/// `generate rtgpu` checks what it writes (under the default limits the byte limit comes first:
+/// gpurt's own files reckon at 1-10 times their size). InputError on malformed JSON.
 std::uint64_t json_tree_bytes(std::string_view text);
 
 /// Reads and parses a file. Throws InputError when it cannot be read or parsed.
